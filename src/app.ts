@@ -1,0 +1,128 @@
+/**
+ * buildApp(config, deps) → a Fastify instance with every plugin and route
+ * registered. It never listens: server.ts does, and tests use inject() or
+ * listen on port 0 themselves.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import type { Config, TrustProxy } from './config/index.js';
+import { type AppContext, type AppDeps, createContext } from './context.js';
+import healthRoutes from './features/health/health.route.js';
+import providersRoutes from './features/providers/providers.route.js';
+import errorsPlugin, { BODY_LIMIT, sendError } from './plugins/errors.js';
+import httpHeaders from './plugins/http-headers.js';
+import metricsPlugin from './plugins/metrics.js';
+import openapi from './plugins/openapi.js';
+import rateLimit from './plugins/rate-limit.js';
+
+export interface BuildOptions extends AppDeps {
+  /** A pino logger to use instead of one built from config (tests read log lines through it). */
+  logger?: Logger;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+    /** Every route registered, for the OpenAPI completeness check and operators' eyes. */
+    routeTable: { method: string; url: string; documented: boolean }[];
+  }
+}
+
+/** A hop count trusts that many proxies in front of us (proxy-addr semantics); Fastify types only take a function for it. */
+function fastifyTrustProxy(
+  trust: TrustProxy,
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
+    level: config.logLevel,
+    // Secrets never reach the logs: session cookies, bearer tokens, challenge tokens, API keys.
+    redact: {
+      paths: [
+        'req.headers.cookie',
+        'req.headers.authorization',
+        'res.headers["set-cookie"]',
+        '*.token',
+        '*.secret',
+        '*.apiKey',
+        '*.api_key',
+      ],
+      censor: '[redacted]',
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const logger = opts.logger ?? createLogger(config);
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
+    bodyLimit: BODY_LIMIT,
+    // Long enough for any legitimate query; past it the client gets a JSON 400, not a hang.
+    routerOptions: { maxParamLength: 500 },
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    },
+    ajv: {
+      // Unknown body fields are an error (400), not silently dropped; query strings still coerce.
+      customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false },
+    },
+    // Malformed URLs (bad percent-encoding in the path) are answered by the router before any hook runs.
+    frameworkErrors: (err, _req, reply) =>
+      sendError(reply, 400, {
+        error: err.code === 'FST_ERR_BAD_URL' ? 'the URL is malformed' : err.message,
+        code: 'bad_request',
+      }),
+    // Oversized headers or garbage on the socket: answer JSON on the raw socket, never a hang.
+    clientErrorHandler: (err, socket) => {
+      if (!socket.writable) return socket.destroy();
+      const tooLarge = (err as { code?: string }).code === 'HPE_HEADER_OVERFLOW';
+      const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+      const body = JSON.stringify({
+        error: tooLarge ? 'request headers (or URL) too large' : 'malformed HTTP request',
+      });
+      socket.end(
+        `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
+  });
+
+  const routeTable: FastifyInstance['routeTable'] = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD') continue;
+      routeTable.push({ method, url: route.url, documented: route.schema?.hide !== true });
+    }
+  });
+
+  // Every body this API accepts is JSON; anything else is a 400, not a string handed to a schema.
+  app.removeContentTypeParser('text/plain');
+
+  const ctx = createContext(config, logger, opts);
+  app.decorate('ctx', ctx);
+  app.addHook('onClose', async () => ctx.close());
+
+  await app.register(errorsPlugin);
+  await app.register(httpHeaders);
+  await app.register(metricsPlugin, { metrics: ctx.metrics });
+  await app.register(rateLimit, {
+    general: config.rateLimitGeneral,
+    expensive: config.rateLimitExpensive,
+    redis: ctx.redis,
+    onReject: (group) => ctx.metrics.rateLimited.inc({ group }),
+  });
+  await app.register(openapi);
+
+  await app.register(healthRoutes, { cache: ctx.cache, metrics: ctx.metrics });
+  await app.register(providersRoutes, { registry: ctx.registry });
+
+  return app;
+}

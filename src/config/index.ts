@@ -1,0 +1,312 @@
+/**
+ * Environment → typed, validated, frozen Config (ARCHITECTURE §4).
+ *
+ * The variable names are a contract: acceptance checks start the service
+ * through them. Every variable is read here and nowhere else; a bad value
+ * throws ConfigError naming the variable, which server.ts prints as one line.
+ */
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly variable: string,
+    why: string,
+  ) {
+    super(`${variable}: ${why}`);
+  }
+}
+
+export type TrustProxy = boolean | number | string[];
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly logLevel: LogLevel;
+  readonly trustProxy: TrustProxy;
+  readonly redisUrl: string | undefined;
+  /** Ordered; the first is primary. Each is a URL with scheme https, udp, tcp or tls. */
+  readonly dnsResolvers: readonly string[];
+  readonly rdapAggregatorUrl: string;
+  readonly rdapBootstrapUrl: string;
+  readonly crtshUrl: string;
+  readonly certspotterUrl: string;
+  readonly certspotterApiKey: string | undefined;
+  readonly globalpingUrl: string;
+  readonly globalpingToken: string | undefined;
+  readonly globalDnsCountries: readonly string[];
+  readonly ripestatUrl: string;
+  readonly relayRangesUrl: string;
+  readonly relayRangesFile: string | undefined;
+  readonly torExitListUrl: string;
+  readonly geoipDb: string;
+  readonly turnstileSiteKey: string | undefined;
+  readonly turnstileSecretKey: string | undefined;
+  readonly turnstileVerifyUrl: string;
+  readonly turnstileExpectedHostname: string | undefined;
+  readonly turnstileScriptUrl: string;
+  /** True when the key came from SESSION_SECRET rather than being generated for this process. */
+  readonly sessionSecretConfigured: boolean;
+  readonly sessionSecret: string;
+  readonly providerTimeoutMs: number;
+  readonly webConcurrency: number;
+  readonly unsafeAllowTargetCidrs: readonly string[];
+  readonly rateLimitGeneral: RateLimitSpec;
+  readonly rateLimitExpensive: RateLimitSpec;
+}
+
+export interface RateLimitSpec {
+  readonly points: number;
+  readonly seconds: number;
+}
+
+/** Defaults are the public providers (ARCHITECTURE §4). */
+export const DEFAULTS = Object.freeze({
+  PORT: '8080',
+  HOST: '0.0.0.0',
+  LOG_LEVEL: 'info',
+  TRUST_PROXY: 'false',
+  DNS_RESOLVERS: 'https://cloudflare-dns.com/dns-query,https://dns.google/dns-query',
+  RDAP_AGGREGATOR_URL: 'https://rdap.org',
+  RDAP_BOOTSTRAP_URL: 'https://data.iana.org/rdap',
+  CRTSH_URL: 'https://crt.sh',
+  CERTSPOTTER_URL: 'https://api.certspotter.com',
+  GLOBALPING_URL: 'https://api.globalping.io',
+  // One or two per inhabited continent so a measurement shows geographic spread.
+  GLOBAL_DNS_COUNTRIES: 'US,BR,GB,DE,ZA,IN,SG,JP,AU,CA',
+  RIPESTAT_URL: 'https://stat.ripe.net',
+  RELAY_RANGES_URL: 'https://mask-api.icloud.com/egress-ip-ranges.csv',
+  TOR_EXIT_LIST_URL: 'https://check.torproject.org/torbulkexitlist',
+  GEOIP_DB: fileURLToPath(new URL('../../data/geoip.mmdb', import.meta.url)),
+  TURNSTILE_VERIFY_URL: 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+  TURNSTILE_SCRIPT_URL: 'https://challenges.cloudflare.com/turnstile/v0/api.js',
+  PROVIDER_TIMEOUT_MS: '5000',
+  WEB_CONCURRENCY: '1',
+  RATE_LIMIT_GENERAL: '30/60',
+  RATE_LIMIT_EXPENSIVE: '6/60',
+});
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function raw(env: Env, name: string): string | undefined {
+  const value = env[name];
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function intInRange(env: Env, name: string, fallback: string, min: number, max: number): number {
+  const value = raw(env, name) ?? fallback;
+  if (!/^\d+$/.test(value)) throw new ConfigError(name, `must be an integer, got "${value}"`);
+  const n = Number(value);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function httpUrl(
+  env: Env,
+  name: string,
+  fallback: string | undefined,
+  schemes = ['https:', 'http:'],
+): string {
+  const value = raw(env, name) ?? fallback;
+  if (value === undefined) throw new ConfigError(name, 'is required');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(name, `must be an absolute URL, got "${value}"`);
+  }
+  if (!schemes.includes(url.protocol)) {
+    throw new ConfigError(
+      name,
+      `must use ${schemes.map((s) => s.replace(':', '')).join(' or ')}, got "${url.protocol}"`,
+    );
+  }
+  if (url.username || url.password) throw new ConfigError(name, 'must not carry credentials in the URL');
+  // Kept as written (minus a trailing slash) so a path prefix survives: adapters append to it.
+  return value.replace(/\/+$/, '');
+}
+
+function parseTrustProxy(env: Env): TrustProxy {
+  const value = raw(env, 'TRUST_PROXY') ?? DEFAULTS.TRUST_PROXY;
+  if (value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops < 1 || hops > 32) throw new ConfigError('TRUST_PROXY', `hop count must be 1–32, got ${hops}`);
+    return hops;
+  }
+  const cidrs = value.split(',').map((s) => s.trim());
+  for (const cidr of cidrs) {
+    if (!isCidrOrIp(cidr)) {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `must be false, true, a hop count or comma-separated CIDRs; "${cidr}" is none`,
+      );
+    }
+  }
+  return cidrs;
+}
+
+export function isCidrOrIp(value: string): boolean {
+  const [addr, bits, ...rest] = value.split('/');
+  if (rest.length > 0 || addr === undefined) return false;
+  const family = isIP(addr);
+  if (family === 0) return false;
+  if (bits === undefined) return true;
+  if (!/^\d{1,3}$/.test(bits)) return false;
+  return Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+const RESOLVER_SCHEMES = new Set(['https:', 'udp:', 'tcp:', 'tls:']);
+
+function parseResolvers(env: Env): string[] {
+  const value = raw(env, 'DNS_RESOLVERS') ?? DEFAULTS.DNS_RESOLVERS;
+  const list = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (list.length === 0) throw new ConfigError('DNS_RESOLVERS', 'must name at least one resolver');
+  for (const entry of list) {
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      throw new ConfigError(
+        'DNS_RESOLVERS',
+        `"${entry}" is not a URL (use https://, udp://host:port, tcp://host:port or tls://host:port)`,
+      );
+    }
+    if (!RESOLVER_SCHEMES.has(url.protocol)) {
+      throw new ConfigError(
+        'DNS_RESOLVERS',
+        `"${entry}" has unsupported scheme ${url.protocol} (https, udp, tcp or tls)`,
+      );
+    }
+    if (url.protocol !== 'https:' && url.hostname === '') {
+      throw new ConfigError('DNS_RESOLVERS', `"${entry}" needs a host`);
+    }
+  }
+  return list;
+}
+
+function parseCountries(env: Env): string[] {
+  const value = raw(env, 'GLOBAL_DNS_COUNTRIES') ?? DEFAULTS.GLOBAL_DNS_COUNTRIES;
+  const list = value.split(',').map((s) => s.trim().toUpperCase());
+  for (const c of list) {
+    if (!/^[A-Z]{2}$/.test(c))
+      throw new ConfigError('GLOBAL_DNS_COUNTRIES', `"${c}" is not an ISO 3166-1 alpha-2 code`);
+  }
+  if (new Set(list).size !== list.length)
+    throw new ConfigError('GLOBAL_DNS_COUNTRIES', 'lists a country twice');
+  if (list.length !== 10)
+    throw new ConfigError('GLOBAL_DNS_COUNTRIES', `must list exactly 10 countries, got ${list.length}`);
+  return list;
+}
+
+function parseCidrList(env: Env, name: string): string[] {
+  const value = raw(env, name);
+  if (value === undefined) return [];
+  const list = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const cidr of list) {
+    if (!isCidrOrIp(cidr)) throw new ConfigError(name, `"${cidr}" is not a CIDR`);
+  }
+  return list;
+}
+
+function parseRateLimit(env: Env, name: 'RATE_LIMIT_GENERAL' | 'RATE_LIMIT_EXPENSIVE'): RateLimitSpec {
+  const value = raw(env, name) ?? DEFAULTS[name];
+  const match = /^(\d+)\/(\d+)$/.exec(value);
+  if (!match)
+    throw new ConfigError(name, `must be "requests/seconds" such as ${DEFAULTS[name]}, got "${value}"`);
+  const points = Number(match[1]);
+  const seconds = Number(match[2]);
+  if (points < 1 || seconds < 1 || seconds > 86_400) {
+    throw new ConfigError(name, 'needs at least 1 request in a window of 1 to 86400 seconds');
+  }
+  return Object.freeze({ points, seconds });
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = raw(env, 'LOG_LEVEL') ?? DEFAULTS.LOG_LEVEL;
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+
+  const redisUrl = raw(env, 'REDIS_URL');
+  if (redisUrl !== undefined) httpUrl(env, 'REDIS_URL', undefined, ['redis:', 'rediss:']);
+
+  const sessionSecretRaw = raw(env, 'SESSION_SECRET');
+  if (sessionSecretRaw !== undefined && sessionSecretRaw.length < 32) {
+    throw new ConfigError('SESSION_SECRET', 'must be at least 32 characters');
+  }
+  // Instances behind one balancer must verify each other's cookies.
+  if (redisUrl !== undefined && sessionSecretRaw === undefined) {
+    throw new ConfigError(
+      'SESSION_SECRET',
+      'is required when REDIS_URL is set (every instance must share it)',
+    );
+  }
+
+  const siteKey = raw(env, 'TURNSTILE_SITE_KEY');
+  const secretKey = raw(env, 'TURNSTILE_SECRET_KEY');
+
+  const hostname = raw(env, 'TURNSTILE_EXPECTED_HOSTNAME');
+  if (hostname !== undefined && !/^[a-z0-9.-]+$/i.test(hostname)) {
+    throw new ConfigError('TURNSTILE_EXPECTED_HOSTNAME', `"${hostname}" is not a host name`);
+  }
+
+  const config: Config = {
+    port: intInRange(env, 'PORT', DEFAULTS.PORT, 0, 65535),
+    host: raw(env, 'HOST') ?? DEFAULTS.HOST,
+    logLevel: logLevel as LogLevel,
+    trustProxy: parseTrustProxy(env),
+    redisUrl,
+    dnsResolvers: parseResolvers(env),
+    rdapAggregatorUrl: httpUrl(env, 'RDAP_AGGREGATOR_URL', DEFAULTS.RDAP_AGGREGATOR_URL),
+    rdapBootstrapUrl: httpUrl(env, 'RDAP_BOOTSTRAP_URL', DEFAULTS.RDAP_BOOTSTRAP_URL),
+    crtshUrl: httpUrl(env, 'CRTSH_URL', DEFAULTS.CRTSH_URL),
+    certspotterUrl: httpUrl(env, 'CERTSPOTTER_URL', DEFAULTS.CERTSPOTTER_URL),
+    certspotterApiKey: raw(env, 'CERTSPOTTER_API_KEY'),
+    globalpingUrl: httpUrl(env, 'GLOBALPING_URL', DEFAULTS.GLOBALPING_URL),
+    globalpingToken: raw(env, 'GLOBALPING_TOKEN'),
+    globalDnsCountries: parseCountries(env),
+    ripestatUrl: httpUrl(env, 'RIPESTAT_URL', DEFAULTS.RIPESTAT_URL),
+    relayRangesUrl: httpUrl(env, 'RELAY_RANGES_URL', DEFAULTS.RELAY_RANGES_URL),
+    relayRangesFile: raw(env, 'RELAY_RANGES_FILE'),
+    torExitListUrl: httpUrl(env, 'TOR_EXIT_LIST_URL', DEFAULTS.TOR_EXIT_LIST_URL),
+    geoipDb: raw(env, 'GEOIP_DB') ?? DEFAULTS.GEOIP_DB,
+    turnstileSiteKey: siteKey,
+    turnstileSecretKey: secretKey,
+    turnstileVerifyUrl: httpUrl(env, 'TURNSTILE_VERIFY_URL', DEFAULTS.TURNSTILE_VERIFY_URL),
+    turnstileExpectedHostname: hostname,
+    turnstileScriptUrl: httpUrl(env, 'TURNSTILE_SCRIPT_URL', DEFAULTS.TURNSTILE_SCRIPT_URL),
+    sessionSecretConfigured: sessionSecretRaw !== undefined,
+    sessionSecret: sessionSecretRaw ?? randomBytes(32).toString('base64url'),
+    providerTimeoutMs: intInRange(env, 'PROVIDER_TIMEOUT_MS', DEFAULTS.PROVIDER_TIMEOUT_MS, 100, 120_000),
+    webConcurrency: intInRange(env, 'WEB_CONCURRENCY', DEFAULTS.WEB_CONCURRENCY, 1, 64),
+    unsafeAllowTargetCidrs: parseCidrList(env, 'UNSAFE_ALLOW_TARGET_CIDRS'),
+    rateLimitGeneral: parseRateLimit(env, 'RATE_LIMIT_GENERAL'),
+    rateLimitExpensive: parseRateLimit(env, 'RATE_LIMIT_EXPENSIVE'),
+  };
+  return Object.freeze(config);
+}
+
+/** Challenge protection is active only when both keys are set (ARCHITECTURE §5). */
+export function challengeActive(config: Config): boolean {
+  return config.turnstileSiteKey !== undefined && config.turnstileSecretKey !== undefined;
+}
+
+/** Config for tests and benchmarks: the defaults plus overrides, never reading process.env. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return Object.freeze({ ...loadConfig({ LOG_LEVEL: 'silent' }), ...overrides });
+}

@@ -1,0 +1,94 @@
+/**
+ * The shared mechanisms every feature stands on, built once per app: one
+ * cache (+ single-flight loader), one provider registry, one provider chain,
+ * one outbound HTTP client, one metrics registry.
+ */
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { CachedLoader } from './cache/cached.js';
+import { MemoryCache } from './cache/memory.js';
+import { createRedisClient, RedisCache } from './cache/redis.js';
+import type { Cache, CacheEvents, Clock } from './cache/types.js';
+import type { Config } from './config/index.js';
+import { Metrics } from './plugins/metrics.js';
+import { ProviderChain } from './providers/chain.js';
+import { HttpClient } from './providers/http-client.js';
+import { ProviderRegistry } from './providers/registry.js';
+
+export interface AppContext {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly metrics: Metrics;
+  readonly redis: Redis | undefined;
+  readonly cache: Cache;
+  readonly loader: CachedLoader;
+  readonly registry: ProviderRegistry;
+  readonly chain: ProviderChain;
+  readonly http: HttpClient;
+  /** Trust anchors for fixture upstreams in tests; production uses the system store + NODE_EXTRA_CA_CERTS. */
+  readonly ca: string | string[] | undefined;
+  close(): Promise<void>;
+}
+
+/** What tests and benchmarks may replace. */
+export interface AppDeps {
+  clock?: Clock;
+  cache?: Cache;
+  redis?: Redis;
+  ca?: string | string[];
+  metrics?: Metrics;
+}
+
+export function createContext(config: Config, log: Logger, deps: AppDeps = {}): AppContext {
+  const clock = deps.clock ?? Date.now;
+  const metrics = deps.metrics ?? new Metrics();
+  const ownsRedis = deps.redis === undefined && config.redisUrl !== undefined;
+  const redis = deps.redis ?? (config.redisUrl ? createRedisClient(config.redisUrl) : undefined);
+  if (ownsRedis && redis) {
+    // Without a listener ioredis reports every reconnect attempt as an unhandled 'error' event.
+    redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis connection error'));
+  }
+
+  const events: CacheEvents = {
+    onHit: () => metrics.cache.inc({ result: 'hit' }),
+    onMiss: () => metrics.cache.inc({ result: 'miss' }),
+    onError: (op, err) => {
+      metrics.cache.inc({ result: 'error' });
+      log.warn(
+        { op, err: err instanceof Error ? err.message : String(err) },
+        'cache backend failure, treated as a miss',
+      );
+    },
+  };
+  const cache = deps.cache ?? (redis ? new RedisCache(redis, { events, clock }) : new MemoryCache({ clock }));
+  const loader = new CachedLoader(cache, { events, clock });
+  const registry = new ProviderRegistry(clock);
+  const chain = new ProviderChain({
+    loader,
+    registry,
+    timeoutMs: config.providerTimeoutMs,
+    observer: {
+      onAttempt: (provider, outcome, error) =>
+        metrics.providerAttempts.inc({ provider, outcome, kind: error?.kind ?? 'none' }),
+    },
+  });
+  const http = new HttpClient(deps.ca ? { ca: deps.ca } : {});
+
+  return {
+    config,
+    clock,
+    metrics,
+    redis,
+    cache,
+    loader,
+    registry,
+    chain,
+    http,
+    ca: deps.ca,
+    async close() {
+      await http.close();
+      await cache.close();
+      if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * The one error model. Code throws AppError (or a ProviderError that the chain
+ * turns into an AppError); the error-handler plugin renders every one of them
+ * as JSON `{error, code?, providers_tried?}` with `Cache-Control: no-store`.
+ * Tests assert on `code`, never on message text.
+ */
+import type { ProviderAttempt } from './providers/types.js';
+
+export type ErrorCode =
+  | 'bad_request'
+  | 'not_found'
+  | 'challenge_required'
+  | 'challenge_failed'
+  | 'rate_limited'
+  | 'upstream_failed'
+  | 'unavailable'
+  | 'internal';
+
+export interface ErrorBody {
+  error: string;
+  code?: string;
+  providers_tried?: ProviderAttempt[];
+}
+
+export class AppError extends Error {
+  override readonly name = 'AppError';
+  readonly statusCode: number;
+  readonly code: ErrorCode;
+  /** Extra response headers, e.g. Retry-After. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly providersTried: ProviderAttempt[] | undefined;
+  /** Whether `code` is part of the public body (the contract names it for some errors only). */
+  readonly exposeCode: boolean;
+
+  constructor(
+    statusCode: number,
+    code: ErrorCode,
+    message: string,
+    opts: {
+      headers?: Record<string, string>;
+      providersTried?: ProviderAttempt[];
+      exposeCode?: boolean;
+      cause?: unknown;
+    } = {},
+  ) {
+    super(message, { cause: opts.cause });
+    this.statusCode = statusCode;
+    this.code = code;
+    this.headers = opts.headers ?? {};
+    this.providersTried = opts.providersTried;
+    this.exposeCode = opts.exposeCode ?? true;
+  }
+
+  toBody(): ErrorBody {
+    const body: ErrorBody = { error: this.message };
+    if (this.exposeCode) body.code = this.code;
+    if (this.providersTried) body.providers_tried = this.providersTried;
+    return body;
+  }
+}
+
+/** 400 naming the parameter and why: `badInput('target', 'must be a domain name')`. */
+export function badInput(param: string, why: string): AppError {
+  return new AppError(400, 'bad_request', `${param} ${why}`);
+}
+
+export function upstreamFailed(what: string, providersTried: ProviderAttempt[]): AppError {
+  return new AppError(502, 'upstream_failed', `${what}: every provider failed`, { providersTried });
+}
+
+export function tooManyRequests(retryAfterSeconds: number, group: string): AppError {
+  return new AppError(
+    429,
+    'rate_limited',
+    `rate limit exceeded (${group}); retry after ${retryAfterSeconds} s`,
+    {
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    },
+  );
+}

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Cache } from '../../cache/types.js';
+import { AppError } from '../../errors.js';
+import type { Metrics } from '../../plugins/metrics.js';
+import { errorResponses } from '../shared.schema.js';
+
+const HealthSchema = Type.Object({ status: Type.String() }, { additionalProperties: true });
+
+export default async function healthRoutes(app: FastifyInstance, opts: { cache: Cache; metrics: Metrics }) {
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'Liveness: the process is serving',
+        response: { 200: HealthSchema },
+      },
+    },
+    async () => ({ status: 'ok' }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'Readiness: configuration loaded and the cache backend reachable',
+        response: { 200: HealthSchema, ...errorResponses(503) },
+      },
+    },
+    async () => {
+      if (!(await opts.cache.ping())) {
+        throw new AppError(503, 'unavailable', `cache backend (${opts.cache.kind}) unreachable`);
+      }
+      return { status: 'ready', cache: opts.cache.kind };
+    },
+  );
+
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'Prometheus metrics (text exposition format)',
+        produces: ['text/plain'],
+        response: { 200: Type.String() },
+      },
+    },
+    async (_request, reply) => {
+      reply.type(opts.metrics.registry.contentType);
+      return opts.metrics.registry.metrics();
+    },
+  );
+}

@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify';
+import type { ProviderRegistry } from '../../providers/registry.js';
+import { type ProvidersResponse, ProvidersResponseSchema } from './providers.schema.js';
+
+const POLICY =
+  'Cache first, the primary provider next, a fallback only after an operational failure (timeout, ' +
+  'connection or TLS error, HTTP 5xx or 429, unparseable answer). Providers are never rotated to spread quota.';
+
+export default async function providersRoutes(app: FastifyInstance, opts: { registry: ProviderRegistry }) {
+  app.get(
+    '/api/providers',
+    {
+      schema: {
+        tags: ['service'],
+        summary: 'Every upstream provider with capabilities, documentation, access and runtime status',
+        response: { 200: ProvidersResponseSchema },
+      },
+    },
+    async (): Promise<ProvidersResponse> => ({ providers: opts.registry.list(), policy: POLICY }),
+  );
+}

@@ -1,0 +1,48 @@
+/**
+ * Schemas every feature shares. One TypeBox schema is a route's validation,
+ * its serialization and its part of /openapi.json.
+ */
+import { type TSchema, Type } from 'typebox';
+
+export const ProviderAttemptSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    status: Type.Enum(['ok', 'failed']),
+    error: Type.Optional(Type.String()),
+  },
+  { description: 'One provider consulted for this answer, in order.' },
+);
+
+export const ErrorSchema = Type.Object(
+  {
+    error: Type.String({ description: 'What went wrong, naming the parameter for bad input.' }),
+    code: Type.Optional(Type.String({ description: 'Machine-readable code, e.g. challenge_required.' })),
+    providers_tried: Type.Optional(Type.Array(ProviderAttemptSchema)),
+  },
+  { additionalProperties: false },
+);
+
+/** Attribution carried by every provider-backed answer. */
+export const AttributionFields = {
+  source: Type.String({ description: 'Name of the provider that answered.' }),
+  source_id: Type.String({ description: 'Id of the provider that answered (see /api/providers).' }),
+  providers_tried: Type.Array(ProviderAttemptSchema),
+};
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Invalid or missing input; `error` names the parameter and why.',
+  403: 'Challenge required (`code` = `challenge_required`) or verification rejected.',
+  404: 'Not found.',
+  429: 'Rate limit exceeded; see `Retry-After` (seconds).',
+  502: 'Every upstream provider failed; `providers_tried` says how. Never cached.',
+  503: 'Temporarily unavailable; see `Retry-After` where given.',
+};
+
+/** Response schemas for the error statuses a route can return. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  for (const status of statuses)
+    out[status] = { ...ErrorSchema, description: ERROR_TEXT[status] ?? 'Error.' };
+  return out;
+}

@@ -1,0 +1,117 @@
+/**
+ * The error handler: every non-2xx leaves as JSON `{error, code?, providers_tried?}`
+ * with `Cache-Control: no-store`. Fastify's own errors (bad JSON, wrong content
+ * type, oversized body) become 400s naming what was wrong; schema failures name
+ * the parameter and the rule; anything unexpected is a logged 500 that leaks
+ * nothing but the request id.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { AppError, type ErrorBody } from '../errors.js';
+
+export const BODY_LIMIT = 16 * 1024;
+
+interface ValidationIssue {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+/** Turns an AJV issue into "type must be one of A, AAAA, …" style text naming the parameter. */
+export function describeValidation(issue: ValidationIssue, context: string | undefined): string {
+  const path = issue.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const where = context === 'body' ? 'body' : 'query';
+  const param = path || where;
+  const p = issue.params;
+  switch (issue.keyword) {
+    case 'required':
+      return `${String(p.missingProperty)} is required`;
+    case 'enum':
+      return `${param} must be one of ${(p.allowedValues as unknown[]).join(', ')}`;
+    case 'const':
+      return `${param} must be ${String(p.allowedValue)}`;
+    case 'additionalProperties':
+      return `${String(p.additionalProperty)} is not an accepted ${context === 'body' ? 'field' : 'parameter'}`;
+    case 'type':
+      return `${param} must be ${context === 'body' && !path ? 'a JSON object' : `of type ${String(p.type)}`}`;
+    case 'minLength':
+      return p.limit === 1
+        ? `${param} must not be empty`
+        : `${param} must be at least ${String(p.limit)} characters`;
+    case 'maxLength':
+      return `${param} must be at most ${String(p.limit)} characters`;
+    case 'minimum':
+    case 'maximum':
+      return `${param} ${issue.message ?? 'is out of range'}`;
+    default:
+      return `${param} ${issue.message ?? 'is invalid'}`;
+  }
+}
+
+/** Fastify framework errors that are the client's fault, and the message each gets. */
+function clientFault(err: FastifyError): string | undefined {
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Content-Type must be application/json';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return `body must be at most ${BODY_LIMIT} bytes`;
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'body must not be empty when Content-Type is application/json';
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'Content-Length does not match the body';
+    case 'FST_ERR_BAD_URL':
+      return 'the URL is malformed';
+    default:
+      break;
+  }
+  if (err instanceof SyntaxError || err.code === 'FST_ERR_CTP_INVALID_JSON_BODY')
+    return 'body is not valid JSON';
+  if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) return err.message;
+  return undefined;
+}
+
+export function sendError(
+  reply: FastifyReply,
+  status: number,
+  body: ErrorBody,
+  headers: Record<string, string> = {},
+) {
+  reply
+    .code(status)
+    .headers({ ...headers, 'cache-control': 'no-store' })
+    .type('application/json; charset=utf-8');
+  return reply.send(body);
+}
+
+async function errorsPlugin(app: FastifyInstance): Promise<void> {
+  app.setErrorHandler((err: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof AppError) {
+      if (err.statusCode >= 500 && err.statusCode !== 502) request.log.error({ err }, 'request failed');
+      return sendError(reply, err.statusCode, err.toBody(), { ...err.headers });
+    }
+    const fe = err as FastifyError;
+    if (fe.validation && fe.validation.length > 0) {
+      const first = fe.validation[0] as unknown as ValidationIssue;
+      return sendError(reply, 400, {
+        error: describeValidation(first, fe.validationContext),
+        code: 'bad_request',
+      });
+    }
+    const fault = clientFault(fe);
+    if (fault !== undefined) {
+      return sendError(reply, 400, { error: fault, code: 'bad_request' });
+    }
+    request.log.error({ err }, 'unhandled error');
+    return sendError(reply, 500, { error: 'internal error', code: 'internal' });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, 404, {
+      error: `no route for ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}`,
+      code: 'not_found',
+    }),
+  );
+}
+
+export default fp(errorsPlugin, { name: 'errors' });

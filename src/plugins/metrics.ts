@@ -1,0 +1,58 @@
+/**
+ * Prometheus metrics. Each app owns its registry (tests build many apps in one
+ * process); server.ts adds the default process metrics.
+ */
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({
+    name: 'netdiag_http_requests_total',
+    help: 'HTTP requests by route template, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly duration = new Histogram({
+    name: 'netdiag_http_request_duration_seconds',
+    help: 'HTTP request latency by route template',
+    labelNames: ['route', 'method'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  readonly cache = new Counter({
+    name: 'netdiag_cache_operations_total',
+    help: 'Cache lookups by result (hit, miss) and backend faults (error)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  readonly providerAttempts = new Counter({
+    name: 'netdiag_provider_attempts_total',
+    help: 'Upstream provider attempts by provider id and outcome',
+    labelNames: ['provider', 'outcome', 'kind'] as const,
+    registers: [this.registry],
+  });
+  readonly rateLimited = new Counter({
+    name: 'netdiag_rate_limit_rejections_total',
+    help: 'Requests rejected with 429, by limit group',
+    labelNames: ['group'] as const,
+    registers: [this.registry],
+  });
+
+  enableDefaultMetrics(): void {
+    collectDefaultMetrics({ register: this.registry, prefix: 'netdiag_' });
+  }
+}
+
+async function metricsPlugin(app: FastifyInstance, opts: { metrics: Metrics }): Promise<void> {
+  const { metrics } = opts;
+  app.addHook('onResponse', async (request, reply) => {
+    // The route template, never the raw URL, so label cardinality stays bounded.
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.requests.inc({ route, method: request.method, status: String(reply.statusCode) });
+    metrics.duration.observe({ route, method: request.method }, reply.elapsedTime / 1000);
+  });
+}
+
+export default fp(metricsPlugin, { name: 'metrics' });

@@ -1,0 +1,50 @@
+/**
+ * /openapi.json, generated from the same TypeBox schemas the routes validate
+ * and serialize with. Contract: OpenAPI 3.1.0, version 2.1.0, no version
+ * segment in paths. Interactive docs at /docs.
+ */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Type } from 'typebox';
+
+export const CONTRACT_VERSION = '2.1.0';
+
+const DESCRIPTION = `Public network diagnostics: DNS, email security, RDAP, live TLS and HTTP inspection,
+certificate-transparency history, subdomains, a DNS measurement from ten countries, and IP facts.
+
+Policy: cache first, the primary provider next, a fallback only after an operational failure.
+Provider-backed answers carry \`source\`, \`source_id\` and \`providers_tried\`. Failures are never cached.
+Every error body is JSON \`{error}\`. Limits: 30 requests / 60 s per address across the API, 6 / 60 s for
+expensive live measurements; exceeding either answers 429 with \`Retry-After\` in seconds.
+The service never connects to a private or special-use address on a caller's behalf.`;
+
+async function openapiPlugin(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'netdiag', version: CONTRACT_VERSION, description: DESCRIPTION },
+      tags: [
+        { name: 'dns', description: 'DNS records over DoH with a fallback resolver' },
+        { name: 'service', description: 'Service status and provider inventory' },
+        { name: 'operations', description: 'Health, readiness and metrics for operators' },
+      ],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
+
+  app.get(
+    '/openapi.json',
+    {
+      schema: {
+        tags: ['service'],
+        summary: 'This OpenAPI 3.1.0 document',
+        response: { 200: Type.Object({}, { additionalProperties: true }) },
+      },
+    },
+    async () => app.swagger(),
+  );
+}
+
+export default fp(openapiPlugin, { name: 'openapi' });

@@ -1,0 +1,97 @@
+/**
+ * Per-address limits (ARCHITECTURE §5): a general budget across /api/*, and
+ * a smaller one for expensive live measurements, which routes opt into with
+ * `config: { expensive: true }`. Counted in Redis when configured so every
+ * instance shares one budget; if Redis fails, an in-process insurance limiter
+ * takes over and the service keeps serving.
+ *
+ * Headers follow draft-ietf-httpapi-ratelimit-headers (structured fields):
+ *   RateLimit-Policy: "general";q=30;w=60, "expensive";q=6;w=60
+ *   RateLimit: "general";r=29;t=60
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RateLimitSpec } from '../config/index.js';
+import { tooManyRequests } from '../errors.js';
+import { rateLimitKey } from './client-address.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Counts against the expensive budget as well as the general one. */
+    expensive?: boolean;
+  }
+}
+
+export type LimitGroup = 'general' | 'expensive';
+
+interface Limiter {
+  readonly group: LimitGroup;
+  readonly spec: RateLimitSpec;
+  consume(key: string): Promise<RateLimiterRes>;
+}
+
+export interface RateLimitOptions {
+  general: RateLimitSpec;
+  expensive: RateLimitSpec;
+  redis?: Redis | undefined;
+  onReject?: (group: LimitGroup) => void;
+}
+
+function makeLimiter(group: LimitGroup, spec: RateLimitSpec, redis: Redis | undefined): Limiter {
+  const memory = new RateLimiterMemory({
+    keyPrefix: `rl:${group}`,
+    points: spec.points,
+    duration: spec.seconds,
+  });
+  const limiter = redis
+    ? new RateLimiterRedis({
+        storeClient: redis,
+        keyPrefix: `netdiag:rl:${group}`,
+        points: spec.points,
+        duration: spec.seconds,
+        insuranceLimiter: memory,
+      })
+    : memory;
+  return { group, spec, consume: (key) => limiter.consume(key) };
+}
+
+function item(group: LimitGroup, res: RateLimiterRes, spec: RateLimitSpec): string {
+  const reset = Math.max(0, Math.ceil(res.msBeforeNext / 1000));
+  return `"${group}";r=${Math.max(0, Math.min(spec.points, res.remainingPoints))};t=${reset}`;
+}
+
+async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Promise<void> {
+  const general = makeLimiter('general', opts.general, opts.redis);
+  const expensive = makeLimiter('expensive', opts.expensive, opts.redis);
+  const policyOf = (groups: Limiter[]) =>
+    groups.map((l) => `"${l.group}";q=${l.spec.points};w=${l.spec.seconds}`).join(', ');
+  const cheap = { limiters: [general], policy: policyOf([general]) };
+  const costly = { limiters: [general, expensive], policy: policyOf([general, expensive]) };
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!request.url.startsWith('/api/')) return;
+    const { limiters, policy } = request.routeOptions.config.expensive ? costly : cheap;
+    const key = rateLimitKey(request.ip);
+    const items: string[] = [];
+    reply.header('ratelimit-policy', policy);
+    for (const limiter of limiters) {
+      let res: RateLimiterRes;
+      try {
+        res = await limiter.consume(key);
+      } catch (rejection) {
+        // rate-limiter-flexible rejects with a RateLimiterRes when the budget is spent.
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        items.push(item(limiter.group, rejection, limiter.spec));
+        reply.header('ratelimit', items.join(', '));
+        opts.onReject?.(limiter.group);
+        throw tooManyRequests(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)), limiter.group);
+      }
+      items.push(item(limiter.group, res, limiter.spec));
+    }
+    reply.header('ratelimit', items.join(', '));
+  });
+}
+
+export default fp(rateLimitPlugin, { name: 'rate-limit' });

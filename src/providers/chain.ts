@@ -1,0 +1,120 @@
+/**
+ * The one provider chain (ARCHITECTURE §1): cache first, then the primary, a
+ * fallback only after an operational failure of the one before. A valid
+ * negative answer is a value and stops the chain. Unconfigured providers
+ * (a fallback lacking its key) are skipped and not listed as tried.
+ * Every attempt is recorded; when all fail the caller gets a 502 AppError
+ * carrying providers_tried, and nothing is cached.
+ */
+import type { CachedLoader } from '../cache/cached.js';
+import { AppError, upstreamFailed } from '../errors.js';
+import type { ProviderRegistry } from './registry.js';
+import { type Attribution, type Provider, type ProviderAttempt, ProviderError } from './types.js';
+
+export interface ChainRequest<P extends Provider, T> {
+  /** Names the capability in errors and metrics ("dns", "ct", ...). */
+  capability: string;
+  providers: readonly P[];
+  call: (provider: P, signal: AbortSignal) => Promise<T>;
+  /** Cache key (endpoint + normalized input); omit to bypass the cache. */
+  key?: string;
+  /** Seconds an answer may be reused; 0 = not stored. */
+  ttl: (value: T) => number;
+  signal?: AbortSignal;
+}
+
+export interface ChainResult<T> extends Attribution {
+  value: T;
+  cache: { hit: boolean; maxAge: number };
+}
+
+export interface ChainObserver {
+  onAttempt?(providerId: string, outcome: 'ok' | 'failed', error?: ProviderError): void;
+}
+
+export interface ProviderChainOptions {
+  loader: CachedLoader;
+  registry: ProviderRegistry;
+  timeoutMs: number;
+  observer?: ChainObserver;
+}
+
+type Answer<T> = Attribution & { value: T };
+
+export class ProviderChain {
+  readonly #opts: ProviderChainOptions;
+
+  constructor(opts: ProviderChainOptions) {
+    this.#opts = opts;
+  }
+
+  async run<P extends Provider, T>(req: ChainRequest<P, T>): Promise<ChainResult<T>> {
+    if (req.key === undefined) {
+      const answer = await this.#attempt(req);
+      return { ...answer, cache: { hit: false, maxAge: 0 } };
+    }
+    const result = await this.#opts.loader.load<Answer<T>>(`${req.capability}:${req.key}`, async () => {
+      const answer = await this.#attempt(req);
+      return { value: answer, ttl: req.ttl(answer.value) };
+    });
+    return { ...result.value, cache: { hit: result.hit, maxAge: result.maxAge } };
+  }
+
+  async #attempt<P extends Provider, T>(req: ChainRequest<P, T>): Promise<Answer<T>> {
+    const tried: ProviderAttempt[] = [];
+    for (const provider of req.providers) {
+      const { id, name, configured } = provider.info;
+      if (!configured) continue;
+      try {
+        const value = await this.#callWithTimeout(req, provider);
+        tried.push({ id, name, status: 'ok' });
+        this.#opts.registry.recordSuccess(id);
+        this.#opts.observer?.onAttempt?.(id, 'ok');
+        return { value, source: name, source_id: id, providers_tried: tried };
+      } catch (err) {
+        if (err instanceof AppError) throw err;
+        const failure = toProviderError(err);
+        const message = `${failure.kind}: ${failure.message}`;
+        tried.push({ id, name, status: 'failed', error: message });
+        this.#opts.registry.recordFailure(id, message);
+        this.#opts.observer?.onAttempt?.(id, 'failed', failure);
+        if (req.signal?.aborted) break;
+      }
+    }
+    throw upstreamFailed(req.capability, tried);
+  }
+
+  async #callWithTimeout<P extends Provider, T>(req: ChainRequest<P, T>, provider: P): Promise<T> {
+    const { timeoutMs } = this.#opts;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    let onAbort: (() => void) | undefined;
+    // Races the call so an adapter that ignores its signal still cannot hold the chain past the timeout.
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () =>
+        reject(
+          timeout.aborted
+            ? new ProviderError('timeout', `no answer within ${timeoutMs} ms`)
+            : new ProviderError('network', 'request aborted by the client'),
+        );
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([req.call(provider, signal), aborted]);
+    } catch (err) {
+      if (timeout.aborted && !(err instanceof ProviderError && err.kind !== 'network')) {
+        throw new ProviderError('timeout', `no answer within ${timeoutMs} ms`, { cause: err });
+      }
+      throw err;
+    } finally {
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+    }
+  }
+}
+
+function toProviderError(err: unknown): ProviderError {
+  if (err instanceof ProviderError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new ProviderError('upstream_error', message, { cause: err });
+}

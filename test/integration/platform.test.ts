@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import { buildTestApp, capturingLogger } from '../helper.js';
+import { ProbeProvider, probeRoutes } from '../probe-routes.js';
+
+describe('cache headers through the provider chain', () => {
+  it('marks a cacheable success MISS then HIT with public max-age', async () => {
+    const provider = new ProbeProvider('p');
+    const app = await buildTestApp({ extend: probeRoutes([provider]) });
+    const first = await app.inject('/api/probe/cached?q=a');
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['x-service-cache']).toBe('MISS');
+    expect(first.headers['cache-control']).toBe('public, max-age=120');
+    expect(first.json()).toMatchObject({
+      echo: 'a',
+      source: 'Probe p',
+      source_id: 'p',
+      providers_tried: [{ id: 'p', name: 'Probe p', status: 'ok' }],
+    });
+    const second = await app.inject('/api/probe/cached?q=a');
+    expect(second.headers['x-service-cache']).toBe('HIT');
+    expect(second.headers['cache-control']).toMatch(/^public, max-age=(119|120)$/);
+    expect(provider.calls).toBe(1);
+  });
+
+  it('answers 502 with providers_tried and no-store when every provider fails, and does not cache it', async () => {
+    const primary = new ProbeProvider('primary');
+    const fallback = new ProbeProvider('fallback');
+    primary.fail = true;
+    fallback.fail = true;
+    const app = await buildTestApp({ extend: probeRoutes([primary, fallback]) });
+    const res = await app.inject('/api/probe/cached?q=b');
+    expect(res.statusCode).toBe(502);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['x-service-cache']).toBeUndefined();
+    expect(res.json()).toMatchObject({
+      error: expect.any(String),
+      providers_tried: [
+        { id: 'primary', status: 'failed', error: expect.stringMatching(/503/) },
+        { id: 'fallback', status: 'failed' },
+      ],
+    });
+    fallback.fail = false;
+    const retry = await app.inject('/api/probe/cached?q=b');
+    expect(retry.statusCode).toBe(200);
+    expect(retry.json().providers_tried.map((a: { status: string }) => a.status)).toEqual(['failed', 'ok']);
+  });
+});
+
+describe('GET /api/providers', () => {
+  it('lists providers with roles and runtime status, never cached', async () => {
+    const primary = new ProbeProvider('primary');
+    const fallback = new ProbeProvider('fallback');
+    primary.fail = true;
+    const app = await buildTestApp({ extend: probeRoutes([primary, fallback]) });
+    await app.inject('/api/probe/cached?q=c');
+    const res = await app.inject('/api/providers');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    const byId = Object.fromEntries(res.json().providers.map((p: { id: string }) => [p.id, p]));
+    expect(byId.primary).toMatchObject({
+      name: 'Probe primary',
+      capabilities: ['probe'],
+      docs_url: 'https://example.test',
+      access: 'none',
+      configured: true,
+      roles: { probe: 'primary' },
+      status: { consecutive_failures: 1, last_error: expect.stringMatching(/503/), last_success_at: null },
+    });
+    expect(byId.fallback).toMatchObject({
+      roles: { probe: 'fallback' },
+      status: { consecutive_failures: 0 },
+    });
+    expect(byId.fallback.status.last_success_at).toEqual(expect.any(String));
+  });
+});
+
+describe('operations', () => {
+  it('serves liveness and readiness', async () => {
+    const app = await buildTestApp();
+    expect((await app.inject('/healthz')).json()).toEqual({ status: 'ok' });
+    expect((await app.inject('/readyz')).json()).toEqual({ status: 'ready', cache: 'memory' });
+  });
+
+  it('exposes Prometheus metrics: requests by route and status, cache, provider attempts, rejections', async () => {
+    const provider = new ProbeProvider('p');
+    const app = await buildTestApp({
+      config: { rateLimitGeneral: { points: 3, seconds: 60 } },
+      extend: probeRoutes([provider]),
+    });
+    await app.inject('/api/probe/cached?q=m');
+    await app.inject('/api/probe/cached?q=m');
+    await app.inject('/api/probe/cached?q=m');
+    await app.inject('/api/probe/cached?q=m');
+    const res = await app.inject('/metrics');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    const text = res.body;
+    expect(text).toContain(
+      'netdiag_http_requests_total{route="/api/probe/cached",method="GET",status="200"} 3',
+    );
+    expect(text).toContain(
+      'netdiag_http_requests_total{route="/api/probe/cached",method="GET",status="429"} 1',
+    );
+    expect(text).toContain('netdiag_cache_operations_total{result="miss"} 1');
+    expect(text).toContain('netdiag_cache_operations_total{result="hit"} 2');
+    expect(text).toContain('netdiag_provider_attempts_total{provider="p",outcome="ok",kind="none"} 1');
+    expect(text).toContain('netdiag_rate_limit_rejections_total{group="general"} 1');
+    expect(text).toContain('netdiag_http_request_duration_seconds_bucket');
+  });
+
+  it('sends baseline security headers and no X-Powered-By', async () => {
+    const app = await buildTestApp();
+    const res = await app.inject('/api/providers');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('allows any origin to read GET API responses, without credentials', async () => {
+    const app = await buildTestApp();
+    const res = await app.inject({ url: '/api/providers', headers: { origin: 'https://elsewhere.example' } });
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+    expect((await app.inject('/healthz')).headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('echoes a well-formed X-Request-Id and replaces a malformed one', async () => {
+    const app = await buildTestApp();
+    expect(
+      (await app.inject({ url: '/healthz', headers: { 'x-request-id': 'abc-123' } })).headers['x-request-id'],
+    ).toBe('abc-123');
+    const replaced = (await app.inject({ url: '/healthz', headers: { 'x-request-id': 'bad id\n{"x":1}' } }))
+      .headers['x-request-id'];
+    expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('redacts secrets (cookies, authorization, tokens, keys) from log lines', async () => {
+    const { logger, lines } = capturingLogger();
+    logger.info(
+      {
+        req: { headers: { cookie: 'nd_session=supersecret', authorization: 'Bearer tok123' } },
+        body: { token: 'turnstile-tok' },
+      },
+      'probe',
+    );
+    logger.info({ provider: { apiKey: 'cs-key-1' } }, 'probe');
+    const text = JSON.stringify(lines());
+    expect(text).toContain('[redacted]');
+    for (const secret of ['supersecret', 'tok123', 'turnstile-tok', 'cs-key-1'])
+      expect(text).not.toContain(secret);
+  });
+});

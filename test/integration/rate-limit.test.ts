@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RedisProcess, redisBinary, startRedis } from '../fakes/redis.js';
+import { buildTestApp } from '../helper.js';
+import { ProbeProvider, probeRoutes } from '../probe-routes.js';
+
+const from = (ip: string, extra: Record<string, string> = {}) => ({ remoteAddress: ip, headers: extra });
+
+async function hit(
+  app: Awaited<ReturnType<typeof buildTestApp>>,
+  url: string,
+  ip: string,
+  headers: Record<string, string> = {},
+) {
+  return app.inject({ url, ...from(ip, headers) });
+}
+
+describe('rate limits (in-process)', () => {
+  it('answers the 31st request in a window with 429, integer Retry-After ≥ 1 and JSON', async () => {
+    const app = await buildTestApp({ extend: probeRoutes([new ProbeProvider('p')]) });
+    for (let i = 1; i <= 30; i++) {
+      const res = await hit(app, '/api/probe?target=x', '198.51.100.7');
+      expect(res.statusCode).toBe(200);
+    }
+    const res = await hit(app, '/api/probe?target=x', '198.51.100.7');
+    expect(res.statusCode).toBe(429);
+    expect(res.json()).toMatchObject({ error: expect.any(String), code: 'rate_limited' });
+    const retryAfter = res.headers['retry-after'];
+    expect(retryAfter).toMatch(/^\d+$/);
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['ratelimit-policy']).toBe('"general";q=30;w=60');
+    expect(res.headers.ratelimit).toMatch(/^"general";r=0;t=\d+$/);
+    // Another address has its own budget.
+    expect((await hit(app, '/api/probe?target=x', '198.51.100.8')).statusCode).toBe(200);
+  });
+
+  it('carries the IETF RateLimit headers on every limited response', async () => {
+    const app = await buildTestApp({ extend: probeRoutes([new ProbeProvider('p')]) });
+    const res = await hit(app, '/api/probe?target=x', '198.51.100.9');
+    expect(res.headers['ratelimit-policy']).toBe('"general";q=30;w=60');
+    expect(res.headers.ratelimit).toBe('"general";r=29;t=60');
+    // Outside /api nothing is limited.
+    expect((await app.inject('/healthz')).headers.ratelimit).toBeUndefined();
+  });
+
+  it('answers the 7th expensive request with 429 while cheap requests still pass', async () => {
+    const app = await buildTestApp({ extend: probeRoutes([new ProbeProvider('p')]) });
+    for (let i = 1; i <= 6; i++)
+      expect((await hit(app, '/api/probe/expensive', '203.0.113.5')).statusCode).toBe(200);
+    const seventh = await hit(app, '/api/probe/expensive', '203.0.113.5');
+    expect(seventh.statusCode).toBe(429);
+    expect(seventh.json().error).toMatch(/expensive/);
+    expect(seventh.headers['ratelimit-policy']).toBe('"general";q=30;w=60, "expensive";q=6;w=60');
+    expect((await hit(app, '/api/probe?target=x', '203.0.113.5')).statusCode).toBe(200);
+  });
+
+  it('counts a request answered from cache toward the general limit', async () => {
+    const provider = new ProbeProvider('p');
+    const app = await buildTestApp({ extend: probeRoutes([provider]) });
+    for (let i = 0; i < 30; i++) await hit(app, '/api/probe/cached?q=same', '192.0.2.77');
+    expect(provider.calls).toBe(1);
+    expect((await hit(app, '/api/probe/cached?q=same', '192.0.2.77')).statusCode).toBe(429);
+  });
+
+  it('gives all addresses of one IPv6 /64 one budget, and another /64 its own', async () => {
+    const app = await buildTestApp({ extend: probeRoutes([new ProbeProvider('p')]) });
+    for (let i = 0; i < 30; i++) {
+      expect(
+        (await hit(app, '/api/probe?target=x', `2001:db8:1:2::${(i + 1).toString(16)}`)).statusCode,
+      ).toBe(200);
+    }
+    expect((await hit(app, '/api/probe?target=x', '2001:db8:1:2:ffff::1')).statusCode).toBe(429);
+    expect((await hit(app, '/api/probe?target=x', '2001:db8:1:3::1')).statusCode).toBe(200);
+  });
+
+  it('treats ::ffff:a.b.c.d and a.b.c.d as one client', async () => {
+    const app = await buildTestApp({ extend: probeRoutes([new ProbeProvider('p')]) });
+    for (let i = 0; i < 15; i++) await hit(app, '/api/probe?target=x', '192.0.2.10');
+    for (let i = 0; i < 15; i++) await hit(app, '/api/probe?target=x', '::ffff:192.0.2.10');
+    expect((await hit(app, '/api/probe?target=x', '192.0.2.10')).statusCode).toBe(429);
+  });
+
+  it('ignores X-Forwarded-For from an untrusted peer', async () => {
+    const app = await buildTestApp({ extend: probeRoutes([new ProbeProvider('p')]) });
+    for (let i = 0; i < 30; i++) {
+      await hit(app, '/api/probe?target=x', '192.0.2.20', { 'x-forwarded-for': `198.51.100.${i}` });
+    }
+    const res = await hit(app, '/api/probe?target=x', '192.0.2.20', { 'x-forwarded-for': '198.51.100.200' });
+    expect(res.statusCode).toBe(429);
+  });
+
+  it('believes X-Forwarded-For only from a trusted proxy CIDR', async () => {
+    const app = await buildTestApp({
+      config: { trustProxy: ['10.0.0.0/8'] },
+      extend: async (a) => {
+        await probeRoutes([new ProbeProvider('p')])(a);
+        a.get('/api/whoami', async (req) => ({ ip: req.ip }));
+      },
+    });
+    const viaProxy = await hit(app, '/api/whoami', '10.1.2.3', { 'x-forwarded-for': '203.0.113.50' });
+    expect(viaProxy.json().ip).toBe('203.0.113.50');
+    const direct = await hit(app, '/api/whoami', '192.0.2.30', { 'x-forwarded-for': '203.0.113.50' });
+    expect(direct.json().ip).toBe('192.0.2.30');
+    // A client spoofing a longer chain through the trusted proxy only gets the hop the proxy saw.
+    const spoof = await hit(app, '/api/whoami', '10.1.2.3', { 'x-forwarded-for': '1.2.3.4, 203.0.113.51' });
+    expect(spoof.json().ip).toBe('203.0.113.51');
+  });
+
+  it('believes one hop of X-Forwarded-For with TRUST_PROXY=1', async () => {
+    const app = await buildTestApp({
+      config: { trustProxy: 1 },
+      extend: (a) => {
+        a.get('/api/whoami', async (req) => ({ ip: req.ip }));
+      },
+    });
+    const res = await hit(app, '/api/whoami', '10.1.2.3', { 'x-forwarded-for': '1.2.3.4, 203.0.113.60' });
+    expect(res.json().ip).toBe('203.0.113.60');
+  });
+});
+
+describe.skipIf(!redisBinary)('rate limits on Redis', () => {
+  let redis: RedisProcess;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it('shares one budget between two app instances', async () => {
+    const config = { redisUrl: redis.url, sessionSecret: 'x'.repeat(32) };
+    const a = await buildTestApp({ config, extend: probeRoutes([new ProbeProvider('p')]) });
+    const b = await buildTestApp({ config, extend: probeRoutes([new ProbeProvider('p')]) });
+    await waitReady(a);
+    await waitReady(b);
+    for (let i = 0; i < 15; i++)
+      expect((await hit(a, '/api/probe?target=x', '198.18.0.1')).statusCode).toBe(200);
+    for (let i = 0; i < 15; i++)
+      expect((await hit(b, '/api/probe?target=x', '198.18.0.1')).statusCode).toBe(200);
+    expect((await hit(a, '/api/probe?target=x', '198.18.0.1')).statusCode).toBe(429);
+    expect((await hit(b, '/api/probe?target=x', '198.18.0.1')).statusCode).toBe(429);
+  });
+
+  it('keeps serving (cache as miss, in-process limits) when Redis dies mid-test', async () => {
+    const own = await startRedis();
+    const provider = new ProbeProvider('p');
+    const app = await buildTestApp({
+      config: { redisUrl: own.url, sessionSecret: 'x'.repeat(32) },
+      extend: probeRoutes([provider]),
+    });
+    await waitReady(app);
+    expect((await hit(app, '/api/probe/cached?q=a', '198.18.0.2')).headers['x-service-cache']).toBe('MISS');
+    expect((await hit(app, '/api/probe/cached?q=a', '198.18.0.2')).headers['x-service-cache']).toBe('HIT');
+    expect((await app.inject('/readyz')).statusCode).toBe(200);
+
+    await own.kill();
+    const during = await hit(app, '/api/probe/cached?q=a', '198.18.0.2');
+    expect(during.statusCode).toBe(200);
+    expect(during.headers['x-service-cache']).toBe('MISS');
+    expect(provider.calls).toBe(2);
+    expect((await app.inject('/readyz')).statusCode).toBe(503);
+    // The insurance limiter still enforces a budget.
+    let last = 0;
+    for (let i = 0; i < 31; i++) last = (await hit(app, '/api/probe?target=x', '198.18.0.3')).statusCode;
+    expect(last).toBe(429);
+    const metrics = (await app.inject('/metrics')).body;
+    expect(metrics).toMatch(/netdiag_cache_operations_total\{result="error"\} [1-9]/);
+  });
+});
+
+async function waitReady(app: Awaited<ReturnType<typeof buildTestApp>>) {
+  const client = app.ctx.redis;
+  if (!client || client.status === 'ready') return;
+  await new Promise<void>((resolve) => client.once('ready', () => resolve()));
+}

@@ -1,0 +1,137 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULTS, loadConfig } from '../../../src/config/index.js';
+
+function errorFor(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error(`expected ${JSON.stringify(env)} to be rejected`);
+}
+
+describe('loadConfig', () => {
+  it('starts on the embedded defaults: public providers, in-process cache, frozen', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(8080);
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.trustProxy).toBe(false);
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.dnsResolvers).toEqual([
+      'https://cloudflare-dns.com/dns-query',
+      'https://dns.google/dns-query',
+    ]);
+    expect(config.rdapAggregatorUrl).toBe('https://rdap.org');
+    expect(config.crtshUrl).toBe('https://crt.sh');
+    expect(config.certspotterApiKey).toBeUndefined();
+    expect(config.globalDnsCountries).toHaveLength(10);
+    expect(config.providerTimeoutMs).toBe(5000);
+    expect(config.rateLimitGeneral).toEqual({ points: 30, seconds: 60 });
+    expect(config.rateLimitExpensive).toEqual({ points: 6, seconds: 60 });
+    expect(config.sessionSecret.length).toBeGreaterThanOrEqual(32);
+    expect(config.sessionSecretConfigured).toBe(false);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads every variable of the contract', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'debug',
+      TRUST_PROXY: '10.0.0.0/8, 192.168.0.1',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      SESSION_SECRET: 's'.repeat(40),
+      DNS_RESOLVERS:
+        'udp://127.0.0.1:5353, tcp://127.0.0.1:5353,tls://127.0.0.1:853,https://127.0.0.1:8443/dns-query',
+      RDAP_AGGREGATOR_URL: 'https://127.0.0.1:8443/rdap/',
+      RDAP_BOOTSTRAP_URL: 'https://127.0.0.1:8443/iana',
+      CRTSH_URL: 'https://127.0.0.1:8443/crtsh',
+      CERTSPOTTER_URL: 'https://127.0.0.1:8443/cs',
+      CERTSPOTTER_API_KEY: 'k',
+      GLOBALPING_URL: 'https://127.0.0.1:8443/gp',
+      GLOBALPING_TOKEN: 't',
+      GLOBAL_DNS_COUNTRIES: 'us,de,gb,fr,jp,au,br,za,in,sg',
+      RIPESTAT_URL: 'https://127.0.0.1:8443/ripe',
+      RELAY_RANGES_URL: 'https://127.0.0.1:8443/relay.csv',
+      RELAY_RANGES_FILE: '/tmp/relay.csv',
+      TOR_EXIT_LIST_URL: 'https://127.0.0.1:8443/tor',
+      GEOIP_DB: '/tmp/geo.mmdb',
+      TURNSTILE_SITE_KEY: 'site',
+      TURNSTILE_SECRET_KEY: 'secret',
+      TURNSTILE_VERIFY_URL: 'https://127.0.0.1:8443/siteverify',
+      TURNSTILE_EXPECTED_HOSTNAME: 'netdiag.example',
+      TURNSTILE_SCRIPT_URL: 'https://127.0.0.1:8443/api.js',
+      PROVIDER_TIMEOUT_MS: '1500',
+      WEB_CONCURRENCY: '4',
+      UNSAFE_ALLOW_TARGET_CIDRS: '127.0.0.0/8,::1/128',
+      RATE_LIMIT_GENERAL: '100/10',
+      RATE_LIMIT_EXPENSIVE: '10/10',
+    });
+    expect(config.trustProxy).toEqual(['10.0.0.0/8', '192.168.0.1']);
+    expect(config.dnsResolvers).toHaveLength(4);
+    // A path prefix survives; only a trailing slash goes.
+    expect(config.rdapAggregatorUrl).toBe('https://127.0.0.1:8443/rdap');
+    expect(config.crtshUrl).toBe('https://127.0.0.1:8443/crtsh');
+    expect(config.globalDnsCountries[0]).toBe('US');
+    expect(config.unsafeAllowTargetCidrs).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(config.webConcurrency).toBe(4);
+    expect(config.sessionSecretConfigured).toBe(true);
+    expect(config.rateLimitGeneral).toEqual({ points: 100, seconds: 10 });
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ TRUST_PROXY: 'sometimes' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ REDIS_URL: 'http://127.0.0.1:6379', SESSION_SECRET: 's'.repeat(32) }, 'REDIS_URL'],
+    [{ REDIS_URL: 'redis://127.0.0.1:6379' }, 'SESSION_SECRET'],
+    [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET'],
+    [{ DNS_RESOLVERS: 'ftp://x' }, 'DNS_RESOLVERS'],
+    [{ DNS_RESOLVERS: '8.8.8.8' }, 'DNS_RESOLVERS'],
+    [{ DNS_RESOLVERS: ' , ' }, 'DNS_RESOLVERS'],
+    [{ RDAP_AGGREGATOR_URL: 'not a url' }, 'RDAP_AGGREGATOR_URL'],
+    [{ CRTSH_URL: 'ftp://crt.sh' }, 'CRTSH_URL'],
+    [{ CERTSPOTTER_URL: 'https://user:pw@api.certspotter.com' }, 'CERTSPOTTER_URL'],
+    [{ GLOBAL_DNS_COUNTRIES: 'US,DE' }, 'GLOBAL_DNS_COUNTRIES'],
+    [{ GLOBAL_DNS_COUNTRIES: 'US,DE,GB,FR,JP,AU,BR,ZA,IN,USA' }, 'GLOBAL_DNS_COUNTRIES'],
+    [{ GLOBAL_DNS_COUNTRIES: 'US,US,GB,FR,JP,AU,BR,ZA,IN,SG' }, 'GLOBAL_DNS_COUNTRIES'],
+    [{ PROVIDER_TIMEOUT_MS: '-1' }, 'PROVIDER_TIMEOUT_MS'],
+    [{ PROVIDER_TIMEOUT_MS: '10' }, 'PROVIDER_TIMEOUT_MS'],
+    [{ WEB_CONCURRENCY: '0' }, 'WEB_CONCURRENCY'],
+    [{ UNSAFE_ALLOW_TARGET_CIDRS: '127.0.0.0/8,localhost' }, 'UNSAFE_ALLOW_TARGET_CIDRS'],
+    [{ TURNSTILE_EXPECTED_HOSTNAME: 'not a host' }, 'TURNSTILE_EXPECTED_HOSTNAME'],
+    [{ RATE_LIMIT_GENERAL: 'lots' }, 'RATE_LIMIT_GENERAL'],
+  ])('rejects %o naming %s', (env, variable) => {
+    const err = errorFor(env as Record<string, string>);
+    expect(err.variable).toBe(variable);
+    expect(err.message.startsWith(`${variable}: `)).toBe(true);
+  });
+
+  it('documents every variable it reads in docs/configuration.md', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const doc = await readFile(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+    const source = await readFile(new URL('../../../src/config/index.ts', import.meta.url), 'utf8');
+    const read = new Set([...source.matchAll(/'([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1]));
+    for (const name of Object.keys(DEFAULTS)) read.add(name);
+    read.delete('PATH');
+    expect(read.size).toBeGreaterThan(25);
+    for (const name of read) expect(doc, name).toContain(`\`${name}\``);
+  });
+});
+
+describe('server start-up', () => {
+  it('stops with one clear line naming a bad variable, no stack trace', () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { PATH: process.env.PATH, PORT: 'not-a-port' },
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.split('\n').filter((l) => l.trim() && !l.startsWith('npm warn'));
+    expect(lines).toEqual(['netdiag: invalid configuration: PORT: must be an integer, got "not-a-port"']);
+  });
+});

@@ -1,0 +1,202 @@
+import { describe, expect, it } from 'vitest';
+import { CachedLoader } from '../../../src/cache/cached.js';
+import { MemoryCache } from '../../../src/cache/memory.js';
+import { AppError } from '../../../src/errors.js';
+import { ProviderChain } from '../../../src/providers/chain.js';
+import { ProviderRegistry } from '../../../src/providers/registry.js';
+import { type Provider, ProviderError, type ProviderInfo } from '../../../src/providers/types.js';
+
+type Answer = { kind: 'found'; value: string } | { kind: 'not_found' };
+
+/** A fake adapter: counts calls and does what its script says. */
+class FakeProvider implements Provider {
+  calls = 0;
+  readonly info: ProviderInfo;
+  constructor(
+    id: string,
+    private readonly behaviour: () => Promise<Answer>,
+    configured = true,
+  ) {
+    this.info = {
+      id,
+      name: `Fake ${id}`,
+      capabilities: ['test'],
+      docs_url: 'https://example.test/docs',
+      access: configured ? 'none' : 'api_key',
+      configured,
+      endpoint: 'https://example.test',
+    };
+  }
+  lookup(): Promise<Answer> {
+    this.calls++;
+    return this.behaviour();
+  }
+}
+
+const ok = (value: string) => async (): Promise<Answer> => ({ kind: 'found', value });
+const notFound = async (): Promise<Answer> => ({ kind: 'not_found' });
+const http503 = async (): Promise<Answer> => {
+  throw new ProviderError('http_status', 'HTTP 503 from example.test');
+};
+const never = () => new Promise<Answer>(() => {});
+
+function setup(timeoutMs = 1000) {
+  let now = 1_000_000;
+  const clock = () => now;
+  const registry = new ProviderRegistry(clock);
+  const chain = new ProviderChain({
+    loader: new CachedLoader(new MemoryCache({ clock }), { clock }),
+    registry,
+    timeoutMs,
+  });
+  return { chain, registry, advance: (ms: number) => (now += ms) };
+}
+
+function run(chain: ProviderChain, providers: FakeProvider[], key: string | undefined = 'q') {
+  return chain.run({
+    capability: 'test',
+    providers,
+    key,
+    call: (p) => p.lookup(),
+    ttl: (answer) => (answer.kind === 'found' ? 60 : 30),
+  });
+}
+
+describe('ProviderChain', () => {
+  it('uses the primary and never calls the fallback when the primary answers', async () => {
+    const { chain } = setup();
+    const primary = new FakeProvider('primary', ok('a'));
+    const fallback = new FakeProvider('fallback', ok('b'));
+    const result = await run(chain, [primary, fallback]);
+    expect(result.value).toEqual({ kind: 'found', value: 'a' });
+    expect(result.source).toBe('Fake primary');
+    expect(result.source_id).toBe('primary');
+    expect(result.providers_tried).toEqual([{ id: 'primary', name: 'Fake primary', status: 'ok' }]);
+    expect(fallback.calls).toBe(0);
+  });
+
+  it('falls back after a 503 and records [failed, ok]', async () => {
+    const { chain } = setup();
+    const primary = new FakeProvider('primary', http503);
+    const fallback = new FakeProvider('fallback', ok('b'));
+    const result = await run(chain, [primary, fallback]);
+    expect(result.source_id).toBe('fallback');
+    expect(result.providers_tried.map((a) => [a.id, a.status])).toEqual([
+      ['primary', 'failed'],
+      ['fallback', 'ok'],
+    ]);
+    expect(result.providers_tried[0]?.error).toMatch(/http_status/);
+  });
+
+  it('stops at a valid negative answer: no fallback', async () => {
+    const { chain } = setup();
+    const primary = new FakeProvider('primary', notFound);
+    const fallback = new FakeProvider('fallback', ok('b'));
+    const result = await run(chain, [primary, fallback]);
+    expect(result.value).toEqual({ kind: 'not_found' });
+    expect(fallback.calls).toBe(0);
+  });
+
+  it('answers 502 with providers_tried when all fail, and caches nothing', async () => {
+    const { chain } = setup();
+    const primary = new FakeProvider('primary', http503);
+    const fallback = new FakeProvider('fallback', http503);
+    const err = await run(chain, [primary, fallback]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).statusCode).toBe(502);
+    expect((err as AppError).toBody().providers_tried?.map((a) => a.status)).toEqual(['failed', 'failed']);
+    // Not cached: a second request asks the providers again.
+    await run(chain, [primary, fallback]).catch(() => undefined);
+    expect(primary.calls).toBe(2);
+    expect(fallback.calls).toBe(2);
+  });
+
+  it('skips a fallback whose key is not configured, and does not list it as tried', async () => {
+    const { chain } = setup();
+    const primary = new FakeProvider('primary', http503);
+    const keyless = new FakeProvider('keyless', ok('b'), false);
+    const err = (await run(chain, [primary, keyless]).catch((e: unknown) => e)) as AppError;
+    expect(err.statusCode).toBe(502);
+    expect(err.toBody().providers_tried?.map((a) => a.id)).toEqual(['primary']);
+    expect(keyless.calls).toBe(0);
+  });
+
+  it('coalesces 50 concurrent identical requests into one upstream call', async () => {
+    const { chain } = setup();
+    let release: (a: Answer) => void = () => {};
+    const primary = new FakeProvider('primary', () => new Promise<Answer>((r) => (release = r)));
+    const pending = Array.from({ length: 50 }, () => run(chain, [primary]));
+    await new Promise((r) => setImmediate(r));
+    release({ kind: 'found', value: 'x' });
+    const results = await Promise.all(pending);
+    expect(primary.calls).toBe(1);
+    expect(results.every((r) => r.value.kind === 'found')).toBe(true);
+  });
+
+  it('serves a cached answer (HIT) until its lifetime ends, then asks again', async () => {
+    const { chain, advance } = setup();
+    const primary = new FakeProvider('primary', ok('a'));
+    const first = await run(chain, [primary]);
+    const second = await run(chain, [primary]);
+    expect(first.cache).toEqual({ hit: false, maxAge: 60 });
+    expect(second.cache.hit).toBe(true);
+    expect(second.providers_tried).toEqual(first.providers_tried);
+    advance(30_000);
+    expect((await run(chain, [primary])).cache).toEqual({ hit: true, maxAge: 30 });
+    advance(31_000);
+    expect((await run(chain, [primary])).cache.hit).toBe(false);
+    expect(primary.calls).toBe(2);
+  });
+
+  it('times an attempt out after timeoutMs even if the adapter ignores its signal', async () => {
+    const { chain } = setup(50);
+    const primary = new FakeProvider('primary', never);
+    const fallback = new FakeProvider('fallback', ok('b'));
+    const result = await run(chain, [primary, fallback]);
+    expect(result.providers_tried[0]).toMatchObject({ id: 'primary', status: 'failed' });
+    expect(result.providers_tried[0]?.error).toMatch(/^timeout/);
+    expect(result.source_id).toBe('fallback');
+  });
+
+  it('passes an AbortSignal that fires at the timeout', async () => {
+    const { chain } = setup(50);
+    let seen: AbortSignal | undefined;
+    const err = await chain
+      .run({
+        capability: 'test',
+        providers: [new FakeProvider('p', never)],
+        call: (_p, signal) => {
+          seen = signal;
+          return never();
+        },
+        ttl: () => 0,
+      })
+      .catch((e: unknown) => e);
+    expect((err as AppError).statusCode).toBe(502);
+    expect(seen?.aborted).toBe(true);
+  });
+
+  it('treats an unexpected adapter exception as an operational failure, not a crash', async () => {
+    const { chain } = setup();
+    const broken = new FakeProvider('broken', async () => {
+      throw new TypeError("Cannot read properties of undefined (reading 'x')");
+    });
+    const fallback = new FakeProvider('fallback', ok('b'));
+    const result = await run(chain, [broken, fallback]);
+    expect(result.providers_tried[0]?.error).toMatch(/^upstream_error/);
+  });
+
+  it('reports runtime status to the registry for registered providers', async () => {
+    const { chain, registry } = setup();
+    const primary = new FakeProvider('primary', http503);
+    const fallback = new FakeProvider('fallback', ok('b'));
+    registry.registerChain('test', [primary, fallback]);
+    await run(chain, [primary, fallback], undefined);
+    const byId = Object.fromEntries(registry.list().map((p) => [p.id, p]));
+    expect(byId.primary?.roles).toEqual({ test: 'primary' });
+    expect(byId.fallback?.roles).toEqual({ test: 'fallback' });
+    expect(byId.primary?.status.consecutive_failures).toBe(1);
+    expect(byId.primary?.status.last_error).toMatch(/HTTP 503/);
+    expect(byId.fallback?.status.last_success_at).toBe(new Date(1_000_000).toISOString());
+  });
+});
