@@ -3,12 +3,13 @@
  * registered. It never listens: server.ts does, and tests use inject() or
  * listen on port 0 themselves.
  */
+import { Ajv } from 'ajv';
+import formats from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import type { Config, TrustProxy } from './config/index.js';
 import { type AppContext, type AppDeps, createContext } from './context.js';
-import healthRoutes from './features/health/health.route.js';
-import providersRoutes from './features/providers/providers.route.js';
+import { features } from './features/index.js';
 import errorsPlugin, { BODY_LIMIT, sendError } from './plugins/errors.js';
 import httpHeaders from './plugins/http-headers.js';
 import metricsPlugin from './plugins/metrics.js';
@@ -34,6 +35,33 @@ function fastifyTrustProxy(
 ): boolean | string[] | ((address: string, hop: number) => boolean) {
   return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
 }
+
+/**
+ * Two validators: query strings and params arrive as text, so they are coerced
+ * ("true" → true, a repeated key → array); JSON bodies arrive typed, so they
+ * are not — `{"token": 42}` is a 400, not the string "42". Neither removes
+ * unknown fields silently: a body schema that forbids them answers 400.
+ */
+const validators = (() => {
+  const make = (coerceTypes: false | 'array') => {
+    const ajv = new Ajv({
+      coerceTypes,
+      useDefaults: true,
+      removeAdditional: false,
+      allErrors: false,
+      strict: false,
+    });
+    // ajv-formats is CommonJS with a default export; under NodeNext the callable is `.default`.
+    formats.default(ajv);
+    return ajv;
+  };
+  const text = make('array');
+  const json = make(false);
+  return {
+    compile: (schema: object, httpPart: string | undefined) =>
+      (httpPart === 'body' ? json : text).compile(schema),
+  };
+})();
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -69,10 +97,6 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
     },
-    ajv: {
-      // Unknown body fields are an error (400), not silently dropped; query strings still coerce.
-      customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false },
-    },
     // Malformed URLs (bad percent-encoding in the path) are answered by the router before any hook runs.
     frameworkErrors: (err, _req, reply) =>
       sendError(reply, 400, {
@@ -103,6 +127,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     }
   });
 
+  app.setValidatorCompiler(({ schema, httpPart }) => validators.compile(schema, httpPart));
+
   // Every body this API accepts is JSON; anything else is a 400, not a string handed to a schema.
   app.removeContentTypeParser('text/plain');
 
@@ -121,8 +147,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
   await app.register(openapi);
 
-  await app.register(healthRoutes, { cache: ctx.cache, metrics: ctx.metrics });
-  await app.register(providersRoutes, { registry: ctx.registry });
+  for (const feature of features) await app.register(feature, { ctx });
 
   return app;
 }

@@ -12,6 +12,8 @@ import type { Cache, CacheEvents, Clock } from './cache/types.js';
 import type { Config } from './config/index.js';
 import { Metrics } from './plugins/metrics.js';
 import { ProviderChain } from './providers/chain.js';
+import { createDnsProviders, type DnsProviderOptions } from './providers/dns/index.js';
+import { DnsResolver } from './providers/dns/resolver.js';
 import { HttpClient } from './providers/http-client.js';
 import { ProviderRegistry } from './providers/registry.js';
 
@@ -25,6 +27,8 @@ export interface AppContext {
   readonly registry: ProviderRegistry;
   readonly chain: ProviderChain;
   readonly http: HttpClient;
+  /** The one DNS client: every service asks DNS through it. */
+  readonly dns: DnsResolver;
   /** Trust anchors for fixture upstreams in tests; production uses the system store + NODE_EXTRA_CA_CERTS. */
   readonly ca: string | string[] | undefined;
   close(): Promise<void>;
@@ -37,6 +41,8 @@ export interface AppDeps {
   redis?: Redis;
   ca?: string | string[];
   metrics?: Metrics;
+  /** DNS transport tuning (tests shorten the UDP retry). */
+  dnsOptions?: DnsProviderOptions;
 }
 
 export function createContext(config: Config, log: Logger, deps: AppDeps = {}): AppContext {
@@ -73,6 +79,9 @@ export function createContext(config: Config, log: Logger, deps: AppDeps = {}): 
     },
   });
   const http = new HttpClient(deps.ca ? { ca: deps.ca } : {});
+  const dnsProviders = createDnsProviders(config.dnsResolvers, { ...deps.dnsOptions, ca: deps.ca });
+  registry.registerChain('dns', dnsProviders);
+  const dns = new DnsResolver(chain, dnsProviders);
 
   return {
     config,
@@ -84,9 +93,10 @@ export function createContext(config: Config, log: Logger, deps: AppDeps = {}): 
     registry,
     chain,
     http,
+    dns,
     ca: deps.ca,
     async close() {
-      await http.close();
+      await Promise.all([http.close(), dns.close()]);
       await cache.close();
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());
     },

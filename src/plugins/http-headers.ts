@@ -35,7 +35,9 @@ async function httpHeadersPlugin(app: FastifyInstance): Promise<void> {
       reply.header('cache-control', 'no-store');
       reply.removeHeader('x-service-cache');
     }
-    const isApi = request.url.startsWith('/api/') || request.url.startsWith('/openapi.json');
+    // The matched route, not the raw URL: the router decodes `/%61pi/...` to `/api/...`.
+    const path = request.routeOptions.url ?? request.url;
+    const isApi = path.startsWith('/api/') || path === '/openapi.json';
     if (isApi && (request.method === 'GET' || request.method === 'HEAD')) {
       // Public, credential-free data: any origin may read it, cookies are never sent cross-origin.
       reply.header('access-control-allow-origin', '*');

@@ -26,6 +26,10 @@ describe('error model', () => {
     expect(missing.json().error).toBe('target is required');
     const empty = await a.inject('/api/probe?target=');
     expect(empty.json().error).toBe('target must not be empty');
+    // JSON bodies are typed: a number is not silently turned into the string a schema wants.
+    const coerced = await a.inject({ method: 'POST', url: '/api/probe', payload: { target: 42, type: 'A' } });
+    expect(coerced.statusCode).toBe(400);
+    expect(coerced.json().error).toBe('target must be of type string');
     const unknownField = await a.inject({
       method: 'POST',
       url: '/api/probe',

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { Cache } from '../../cache/types.js';
+import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
-import type { Metrics } from '../../plugins/metrics.js';
 import { errorResponses } from '../shared.schema.js';
 
 const HealthSchema = Type.Object({ status: Type.String() }, { additionalProperties: true });
 
-export default async function healthRoutes(app: FastifyInstance, opts: { cache: Cache; metrics: Metrics }) {
+export default async function healthRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const { cache, metrics } = ctx;
   app.get(
     '/healthz',
     {
@@ -30,10 +30,10 @@ export default async function healthRoutes(app: FastifyInstance, opts: { cache: 
       },
     },
     async () => {
-      if (!(await opts.cache.ping())) {
-        throw new AppError(503, 'unavailable', `cache backend (${opts.cache.kind}) unreachable`);
+      if (!(await cache.ping())) {
+        throw new AppError(503, 'unavailable', `cache backend (${cache.kind}) unreachable`);
       }
-      return { status: 'ready', cache: opts.cache.kind };
+      return { status: 'ready', cache: cache.kind };
     },
   );
 
@@ -48,8 +48,8 @@ export default async function healthRoutes(app: FastifyInstance, opts: { cache: 
       },
     },
     async (_request, reply) => {
-      reply.type(opts.metrics.registry.contentType);
-      return opts.metrics.registry.metrics();
+      reply.type(metrics.registry.contentType);
+      return metrics.registry.metrics();
     },
   );
 }

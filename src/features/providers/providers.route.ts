@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { ProviderRegistry } from '../../providers/registry.js';
+import type { AppContext } from '../../context.js';
 import { type ProvidersResponse, ProvidersResponseSchema } from './providers.schema.js';
 
 const POLICY =
   'Cache first, the primary provider next, a fallback only after an operational failure (timeout, ' +
   'connection or TLS error, HTTP 5xx or 429, unparseable answer). Providers are never rotated to spread quota.';
 
-export default async function providersRoutes(app: FastifyInstance, opts: { registry: ProviderRegistry }) {
+export default async function providersRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.get(
     '/api/providers',
     {
@@ -16,6 +16,6 @@ export default async function providersRoutes(app: FastifyInstance, opts: { regi
         response: { 200: ProvidersResponseSchema },
       },
     },
-    async (): Promise<ProvidersResponse> => ({ providers: opts.registry.list(), policy: POLICY }),
+    async (): Promise<ProvidersResponse> => ({ providers: ctx.registry.list(), policy: POLICY }),
   );
 }

@@ -1,0 +1,93 @@
+/**
+ * What GET /api/dns accepts as `target`, as pure functions: a domain name
+ * (IDN → A-labels, trailing dot dropped, lower-cased, LDH with `_` where owner
+ * names use it) or, for PTR, a public IP turned into its reverse name.
+ */
+import { isIP } from 'node:net';
+import { domainToASCII } from 'node:url';
+import ipaddr from 'ipaddr.js';
+import { AppError, badInput } from '../../errors.js';
+import { classifyAddress } from '../../net/address.js';
+
+export const DNS_API_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SOA', 'CAA', 'SRV', 'PTR'] as const;
+export type DnsApiType = (typeof DNS_API_TYPES)[number];
+
+// Owner names of SRV (RFC 2782 `_service._proto`), TXT (`_dmarc`, `_mta-sts`,
+// DKIM `s._domainkey`) and CNAME (DKIM selectors are often CNAMEs) carry `_`.
+const UNDERSCORE_TYPES: ReadonlySet<DnsApiType> = new Set(['SRV', 'TXT', 'CNAME']);
+
+const LDH_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const LDH_UNDERSCORE_LABEL = /^(?:_[a-z0-9-]{1,62}|[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)$/;
+
+/**
+ * Normalizes a domain name or throws a 400 naming `target`. `allowUnderscore`
+ * admits service labels such as `_sip._tcp` and `_dmarc`.
+ */
+export function normalizeDomain(
+  input: string,
+  opts: { allowUnderscore?: boolean; param?: string } = {},
+): string {
+  const param = opts.param ?? 'target';
+  if (input.length === 0) throw badInput(param, 'must not be empty');
+  if (input.length > 1024) throw badInput(param, 'is too long to be a domain name');
+  const withoutDot = input.endsWith('.') ? input.slice(0, -1) : input;
+  if (withoutDot.length === 0) throw badInput(param, 'must be a domain name, not the root');
+  // domainToASCII applies UTS #46 (IDNA) mapping and returns '' for anything it cannot convert.
+  // Underscore labels are not IDNA-valid, so they are checked without conversion.
+  const hasUnderscore = withoutDot.includes('_');
+  const ascii = hasUnderscore ? withoutDot.toLowerCase() : domainToASCII(withoutDot);
+  if (ascii === '') throw badInput(param, 'is not a valid domain name');
+  if (ascii.length > 253) throw badInput(param, 'must be at most 253 characters');
+  const labels = ascii.split('.');
+  const labelRule = opts.allowUnderscore ? LDH_UNDERSCORE_LABEL : LDH_LABEL;
+  for (const label of labels) {
+    if (label.length === 0) throw badInput(param, 'has an empty label');
+    if (label.length > 63) throw badInput(param, 'has a label longer than 63 characters');
+    if (!labelRule.test(label)) {
+      const why =
+        label.includes('_') && !opts.allowUnderscore
+          ? `has "_" in label "${label}" (allowed only for SRV, TXT and CNAME owner names)`
+          : `has an invalid label "${label}" (letters, digits and inner hyphens only)`;
+      throw badInput(param, why);
+    }
+  }
+  // An all-numeric last label is an IP address or nonsense, never a TLD (RFC 3696 §2).
+  if (/^[0-9]+$/.test(labels[labels.length - 1] ?? '')) {
+    throw badInput(param, 'must be a domain name (for an IP address use type=PTR)');
+  }
+  return ascii;
+}
+
+/** The in-addr.arpa / ip6.arpa name of an address (RFC 1035 §3.5, RFC 3596 §2.5). */
+export function reverseName(ip: string): string {
+  const addr = ipaddr.parse(ip);
+  if (addr.kind() === 'ipv4')
+    return `${(addr as ipaddr.IPv4).octets.slice().reverse().join('.')}.in-addr.arpa`;
+  const nibbles = (addr as ipaddr.IPv6)
+    .toByteArray()
+    .flatMap((b) => [b >> 4, b & 15])
+    .map((n) => n.toString(16));
+  return `${nibbles.reverse().join('.')}.ip6.arpa`;
+}
+
+export interface DnsQuestion {
+  /** The name sent on the wire. */
+  name: string;
+  type: DnsApiType;
+  /** For PTR: the address as given, normalized. */
+  address?: string;
+}
+
+export function parseDnsQuestion(target: string, type: DnsApiType): DnsQuestion {
+  if (type === 'PTR') {
+    const literal = target.startsWith('[') && target.endsWith(']') ? target.slice(1, -1) : target;
+    if (isIP(literal) === 0) throw badInput('target', 'must be an IPv4 or IPv6 address for type=PTR');
+    const address = ipaddr.process(literal).toString();
+    const cls = classifyAddress(address);
+    if (!cls.public) {
+      throw new AppError(400, 'bad_request', `target ${address} is not a public address (${cls.range})`);
+    }
+    return { name: reverseName(address), type, address };
+  }
+  return { name: normalizeDomain(target, { allowUnderscore: UNDERSCORE_TYPES.has(type) }), type };
+}

@@ -1,0 +1,36 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { errorResponses } from '../shared.schema.js';
+import { DnsQuerySchema, DnsResponseSchema } from './dns.schema.js';
+import { lookupDns } from './dns.service.js';
+
+export default async function dnsRoutes(base: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    '/api/dns',
+    {
+      schema: {
+        tags: ['dns'],
+        summary: 'DNS records of one type, with the response code and DNSSEC AD status',
+        description:
+          'Asks the primary resolver (DoH by default) with EDNS0 and the DO bit; a second resolver is used only ' +
+          'after an operational failure (timeout, network or TLS error, HTTP error, SERVFAIL, REFUSED, malformed ' +
+          'reply). NXDOMAIN and empty answers are answers. Cached no longer than the smallest TTL (negative ' +
+          'answers: the SOA minimum, at most 300 s). `_` is accepted in owner names for SRV, TXT and CNAME.',
+        querystring: DnsQuerySchema,
+        response: { 200: DnsResponseSchema, ...errorResponses(400, 429, 502) },
+      },
+      // `type` is case-insensitive on input and canonical upper case everywhere after.
+      preValidation: async (request) => {
+        const query = request.query as Record<string, unknown>;
+        if (typeof query.type === 'string') query.type = query.type.toUpperCase();
+      },
+    },
+    async (request, reply) => {
+      const { body, cache } = await lookupDns(ctx.dns, request.query.target, request.query.type ?? 'A');
+      reply.cacheable(cache);
+      return body;
+    },
+  );
+}

@@ -1,0 +1,60 @@
+import { type Static, Type } from 'typebox';
+import { AttributionFields } from '../shared.schema.js';
+import { DNS_API_TYPES } from './dns-target.js';
+
+export const DnsQuerySchema = Type.Object({
+  target: Type.String({
+    minLength: 1,
+    maxLength: 1024,
+    description:
+      'A domain name (IDN accepted, converted to A-labels; trailing dot accepted), or for type=PTR a public IPv4 or IPv6 address.',
+    examples: ['example.com'],
+  }),
+  type: Type.Optional(
+    Type.Enum([...DNS_API_TYPES], {
+      default: 'A',
+      description: 'Record type, case-insensitive. Default A.',
+    }),
+  ),
+});
+export type DnsQuery = Static<typeof DnsQuerySchema>;
+
+const AnswerSchema = Type.Object({
+  name: Type.String(),
+  type: Type.String(),
+  ttl: Type.Integer({ minimum: 0 }),
+  data: Type.String({ description: 'Record data in presentation format; names without the trailing dot.' }),
+});
+
+const RecordSchema = Type.Object(
+  { ttl: Type.Integer({ minimum: 0 }) },
+  {
+    additionalProperties: true,
+    description:
+      'A/AAAA {address}, CNAME {target}, MX {priority, exchange}, TXT {text, strings}, NS {host}, ' +
+      'SOA {mname, rname, serial, refresh, retry, expire, minimum}, CAA {flags, tag, value, critical}, ' +
+      'SRV {priority, weight, port, target}, PTR {host}; each with ttl.',
+  },
+);
+
+export const DnsResponseSchema = Type.Object({
+  target: Type.String({ description: 'The name asked (normalized); for PTR the address as given.' }),
+  query_name: Type.String({ description: 'The name sent on the wire (the reverse name for PTR).' }),
+  type: Type.String(),
+  rcode: Type.String({ description: 'DNS response code: NOERROR (also for an empty answer) or NXDOMAIN.' }),
+  authenticated_data: Type.Boolean({
+    description: 'The AD flag: the resolver validated the answer with DNSSEC.',
+  }),
+  answers: Type.Array(AnswerSchema, { description: 'The answer section, CNAME chain included.' }),
+  records: Type.Array(RecordSchema, {
+    description: 'Only the records of the asked type, normalized per type.',
+  }),
+  extended_errors: Type.Optional(
+    Type.Array(
+      Type.Object({ code: Type.Integer(), name: Type.String(), text: Type.Optional(Type.String()) }),
+      { description: 'Extended DNS Errors (RFC 8914) the resolver attached.' },
+    ),
+  ),
+  ...AttributionFields,
+});
+export type DnsResponse = Static<typeof DnsResponseSchema>;

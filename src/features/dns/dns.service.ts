@@ -1,0 +1,54 @@
+/**
+ * GET /api/dns: one question through the resolver chain, shaped for the API.
+ */
+import type { ChainResult } from '../../providers/chain.js';
+import { type DnsAnswer, type DnsRR, edeName, presentation } from '../../providers/dns/index.js';
+import type { DnsResolver } from '../../providers/dns/resolver.js';
+import type { DnsResponse } from './dns.schema.js';
+import { type DnsApiType, parseDnsQuestion } from './dns-target.js';
+
+export interface DnsLookup {
+  body: DnsResponse;
+  cache: ChainResult<DnsAnswer>['cache'];
+}
+
+/** The API's normalized record: the typed rdata plus its TTL. */
+function toRecord(rr: DnsRR): DnsResponse['records'][number] {
+  return { ...rr.data, ttl: rr.ttl };
+}
+
+export async function lookupDns(
+  resolver: Pick<DnsResolver, 'resolve'>,
+  target: string,
+  type: DnsApiType,
+  signal?: AbortSignal,
+): Promise<DnsLookup> {
+  const question = parseDnsQuestion(target, type);
+  const result = await resolver.resolve(question.name, type, { signal });
+  const answer = result.value;
+  const body: DnsResponse = {
+    target: question.address ?? question.name,
+    query_name: question.name,
+    type,
+    rcode: answer.rcode,
+    authenticated_data: answer.flags.ad,
+    answers: answer.answers.map((rr) => ({
+      name: rr.name,
+      type: rr.type,
+      ttl: rr.ttl,
+      data: presentation(rr),
+    })),
+    records: answer.answers.filter((rr) => rr.type === type).map(toRecord),
+    source: result.source,
+    source_id: result.source_id,
+    providers_tried: result.providers_tried,
+  };
+  if (answer.ede.length > 0) {
+    body.extended_errors = answer.ede.map((e) => ({
+      code: e.code,
+      name: edeName(e.code),
+      ...(e.text ? { text: e.text } : {}),
+    }));
+  }
+  return { body, cache: result.cache };
+}

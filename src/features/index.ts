@@ -1,0 +1,15 @@
+/**
+ * Every feature of the service, registered in this order by buildApp. Each is
+ * a Fastify plugin taking the shared context; it builds its adapters from
+ * ctx.config and registers them with ctx.registry, so adding an endpoint
+ * family is one line here.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import dnsRoutes from './dns/dns.route.js';
+import healthRoutes from './health/health.route.js';
+import providersRoutes from './providers/providers.route.js';
+
+export type Feature = (app: FastifyInstance, opts: { ctx: AppContext }) => Promise<void>;
+
+export const features: Feature[] = [healthRoutes, providersRoutes, dnsRoutes];

@@ -1,0 +1,222 @@
+/**
+ * DNS over a byte stream (TCP, RFC 7766; TLS, RFC 7858): each message framed
+ * by a 2-byte length (RFC 1035 §4.2.2). One connection per resolver is kept
+ * open and shared by concurrent queries, which are matched to answers by
+ * message id (RFC 7766 §6.2.1 pipelining, §7 out-of-order answers), so a
+ * burst of lookups costs one handshake instead of one each. An idle
+ * connection closes itself and never keeps the process alive.
+ */
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { classifyError } from '../http-client.js';
+import { ProviderError } from '../types.js';
+import { abortable, abortError } from './abort.js';
+import type { DnsAnswer } from './types.js';
+import { type DnsQuestion, encodeQuery, expectAnswer, randomId } from './wire.js';
+
+export interface StreamSessionOptions {
+  /** For error messages and error classification (`tcp://host:port`). */
+  url: string;
+  /** Opens a connected socket (TLS handshake done); rejects on failure. */
+  connect: () => Promise<Socket | TLSSocket>;
+  /** Close the connection after this long without queries. Default 10 s. */
+  idleTimeoutMs?: number;
+}
+
+interface Pending {
+  resolve(bytes: Buffer): void;
+  reject(err: ProviderError): void;
+}
+
+/** Thrown to a waiting query when its connection ends before its answer arrives. */
+class ConnectionClosed extends ProviderError {
+  constructor(
+    readonly reused: boolean,
+    message = 'connection closed before the answer arrived',
+  ) {
+    super('network', message);
+  }
+}
+
+class Connection {
+  readonly #socket: Socket | TLSSocket;
+  readonly #pending = new Map<number, Pending>();
+  readonly #idleTimeoutMs: number;
+  #idleTimer: NodeJS.Timeout | undefined;
+  #buffered: Buffer = Buffer.alloc(0);
+  #closed = false;
+  /** True once an answer arrived here: a server may then close it as idle at any time (RFC 7766 §6.2.3). */
+  #answered = false;
+
+  constructor(socket: Socket | TLSSocket, url: string, idleTimeoutMs: number, onClose: () => void) {
+    this.#socket = socket;
+    this.#idleTimeoutMs = idleTimeoutMs;
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+    socket.on('error', (err) => {
+      const failure = classifyError(err, url);
+      // A reset on a connection that has served answers is the pooled-connection race, not a broken resolver.
+      this.#fail(this.#answered ? new ConnectionClosed(true, failure.message) : failure);
+    });
+    socket.on('close', () => {
+      onClose();
+      this.#fail(new ConnectionClosed(this.#answered));
+    });
+    this.#idle();
+  }
+
+  get closed(): boolean {
+    return this.#closed || this.#socket.destroyed;
+  }
+
+  /** A message id not in flight on this connection (ids are per connection, RFC 7766 §6.2.1.1). */
+  freeId(): number {
+    for (;;) {
+      const id = randomId();
+      if (!this.#pending.has(id)) return id;
+    }
+  }
+
+  send(id: number, message: Buffer, pending: Pending): void {
+    if (this.#idleTimer) clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+    this.#pending.set(id, pending);
+    // Keep the process alive only while someone waits for an answer.
+    this.#socket.ref();
+    const frame = Buffer.alloc(2 + message.length);
+    frame.writeUInt16BE(message.length, 0);
+    message.copy(frame, 2);
+    this.#socket.write(frame);
+  }
+
+  forget(id: number): void {
+    this.#pending.delete(id);
+    if (this.#pending.size === 0) this.#idle();
+  }
+
+  close(): void {
+    this.#socket.destroy();
+  }
+
+  #idle(): void {
+    this.#socket.unref();
+    if (this.#idleTimer || this.closed) return;
+    this.#idleTimer = setTimeout(() => this.#socket.destroy(), this.#idleTimeoutMs);
+    this.#idleTimer.unref();
+  }
+
+  #onData(chunk: Buffer): void {
+    this.#buffered = this.#buffered.length === 0 ? chunk : Buffer.concat([this.#buffered, chunk]);
+    // A frame is at most 2 + 65535 bytes, so the buffer never holds more than one partial frame.
+    while (this.#buffered.length >= 2) {
+      const len = this.#buffered.readUInt16BE(0);
+      if (this.#buffered.length < 2 + len) break;
+      const message = Buffer.from(this.#buffered.subarray(2, 2 + len));
+      this.#buffered = this.#buffered.subarray(2 + len);
+      if (message.length < 2) continue;
+      const id = message.readUInt16BE(0);
+      const waiter = this.#pending.get(id);
+      // A late answer to a query that gave up: nobody waits for it.
+      if (!waiter) continue;
+      this.#answered = true;
+      this.forget(id);
+      waiter.resolve(message);
+    }
+  }
+
+  #fail(err: ProviderError): void {
+    this.#closed = true;
+    if (this.#idleTimer) clearTimeout(this.#idleTimer);
+    this.#socket.destroy();
+    const waiters = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const waiter of waiters) waiter.reject(err);
+  }
+}
+
+export class DnsStreamSession {
+  readonly #opts: StreamSessionOptions;
+  #live: Connection | undefined;
+  #connecting: Promise<Connection> | undefined;
+
+  constructor(opts: StreamSessionOptions) {
+    this.#opts = opts;
+  }
+
+  /** Sends one query and returns its checked answer. */
+  async query(q: DnsQuestion, signal: AbortSignal): Promise<DnsAnswer> {
+    try {
+      return await this.#exchange(q, signal);
+    } catch (err) {
+      // A pooled connection the server closed as idle while our query was in
+      // flight says nothing about the resolver: try once on a fresh one.
+      if (err instanceof ConnectionClosed && err.reused && !signal.aborted) return this.#exchange(q, signal);
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    const connecting = this.#connecting;
+    this.#live?.close();
+    this.#live = undefined;
+    if (connecting) {
+      try {
+        (await connecting).close();
+      } catch {
+        // A connection that never opened has nothing to close.
+      }
+    }
+  }
+
+  async #exchange(q: DnsQuestion, signal: AbortSignal): Promise<DnsAnswer> {
+    if (signal.aborted) throw abortError(signal, this.#opts.url);
+    const conn = await abortable(this.#connection(), signal, this.#opts.url);
+    const id = conn.freeId();
+    const bytes = await new Promise<Buffer>((resolve, reject) => {
+      const onAbort = () => {
+        conn.forget(id);
+        reject(abortError(signal, this.#opts.url));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      conn.send(id, encodeQuery(id, q), {
+        resolve: (b) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(b);
+        },
+        reject: (e) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+      });
+    });
+    return expectAnswer(bytes, id, q);
+  }
+
+  /** The open connection, or the one being opened (shared by concurrent callers), or a new one. */
+  #connection(): Promise<Connection> {
+    if (this.#live && !this.#live.closed) return Promise.resolve(this.#live);
+    this.#connecting ??= this.#opts
+      .connect()
+      .then(
+        (socket) => {
+          const conn: Connection = new Connection(
+            socket,
+            this.#opts.url,
+            this.#opts.idleTimeoutMs ?? 10_000,
+            () => {
+              if (this.#live === conn) this.#live = undefined;
+            },
+          );
+          this.#live = conn;
+          return conn;
+        },
+        (err: unknown) => {
+          throw classifyError(err, this.#opts.url);
+        },
+      )
+      .finally(() => {
+        this.#connecting = undefined;
+      });
+    return this.#connecting;
+  }
+}
