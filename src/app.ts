@@ -7,9 +7,10 @@ import { Ajv } from 'ajv';
 import formats from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
-import type { Config, TrustProxy } from './config/index.js';
+import { type Config, challengeActive, type TrustProxy } from './config/index.js';
 import { type AppContext, type AppDeps, createContext } from './context.js';
 import { features } from './features/index.js';
+import challengeGate from './plugins/challenge-gate.js';
 import errorsPlugin, { BODY_LIMIT, sendError } from './plugins/errors.js';
 import httpHeaders from './plugins/http-headers.js';
 import metricsPlugin from './plugins/metrics.js';
@@ -144,6 +145,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     expensive: config.rateLimitExpensive,
     redis: ctx.redis,
     onReject: (group) => ctx.metrics.rateLimited.inc({ group }),
+  });
+  // After the limiter, in the same onRequest phase: a 429 takes precedence over the 403.
+  await app.register(challengeGate, {
+    active: challengeActive(config),
+    sessionSecret: config.sessionSecret,
+    clock: ctx.clock,
   });
   await app.register(openapi);
 

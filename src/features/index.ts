@@ -6,10 +6,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import challengeRoutes from './challenge/challenge.route.js';
 import dnsRoutes from './dns/dns.route.js';
 import healthRoutes from './health/health.route.js';
 import providersRoutes from './providers/providers.route.js';
 
 export type Feature = (app: FastifyInstance, opts: { ctx: AppContext }) => Promise<void>;
 
-export const features: Feature[] = [healthRoutes, providersRoutes, dnsRoutes];
+export const features: Feature[] = [healthRoutes, providersRoutes, challengeRoutes, dnsRoutes];

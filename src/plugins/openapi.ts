@@ -18,7 +18,15 @@ Policy: cache first, the primary provider next, a fallback only after an operati
 Provider-backed answers carry \`source\`, \`source_id\` and \`providers_tried\`. Failures are never cached.
 Every error body is JSON \`{error}\`. Limits: 30 requests / 60 s per address across the API, 6 / 60 s for
 expensive live measurements; exceeding either answers 429 with \`Retry-After\` in seconds.
-The service never connects to a private or special-use address on a caller's behalf.`;
+The service never connects to a private or special-use address on a caller's behalf.
+
+Challenge protection: when the operator configures both Turnstile keys (see \`GET /api/challenge/status\`),
+every diagnostic endpoint needs a lookup session, and answers 403 \`{error, code: "challenge_required"}\`
+without one. Scripts follow the same rule as browsers (nothing depends on the user agent): solve the
+Turnstile widget once to get a single-use token, \`POST /api/challenge/verify {"token": "..."}\`, and send
+the \`Set-Cookie\` session cookie back on every call for its 15 minutes. \`/api/challenge/*\`,
+\`/api/my-ip\`, \`/api/providers\`, this document, docs and health endpoints never need it. A 429 comes
+before a 403, so the rate limits apply whether or not a session is held.`;
 
 async function openapiPlugin(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
@@ -28,6 +36,7 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
       tags: [
         { name: 'dns', description: 'DNS records over DoH with a fallback resolver' },
         { name: 'service', description: 'Service status and provider inventory' },
+        { name: 'challenge', description: 'Challenge protection: status and the lookup session' },
         { name: 'operations', description: 'Health, readiness and metrics for operators' },
       ],
     },

@@ -22,6 +22,10 @@ declare module 'fastify' {
     /** Counts against the expensive budget as well as the general one. */
     expensive?: boolean;
   }
+  interface FastifyInstance {
+    /** Read-only view of the limits, for GET /api/challenge/status. */
+    rateLimits: RateLimitView;
+  }
 }
 
 export type LimitGroup = 'general' | 'expensive';
@@ -30,6 +34,30 @@ interface Limiter {
   readonly group: LimitGroup;
   readonly spec: RateLimitSpec;
   consume(key: string): Promise<RateLimiterRes>;
+  /** The current state without consuming a point; null when the key has no window open. */
+  get(key: string): Promise<RateLimiterRes | null>;
+}
+
+/** One caller's budget in one tier. */
+export interface LimitState {
+  limit: number;
+  remaining: number;
+  /** Whole seconds until the window resets; 0 when no window is open. */
+  reset_seconds: number;
+}
+
+export interface LimitTier {
+  name: LimitGroup;
+  limit: number;
+  window_seconds: number;
+  /** Route paths counted against this tier on top of the general one (expensive tier only). */
+  endpoints?: string[];
+}
+
+export interface RateLimitView {
+  tiers(): LimitTier[];
+  /** The caller's state in every tier, read without consuming a point. */
+  peek(ip: string): Promise<Record<LimitGroup, LimitState>>;
 }
 
 export interface RateLimitOptions {
@@ -54,7 +82,18 @@ function makeLimiter(group: LimitGroup, spec: RateLimitSpec, redis: Redis | unde
         insuranceLimiter: memory,
       })
     : memory;
-  return { group, spec, consume: (key) => limiter.consume(key) };
+  return { group, spec, consume: (key) => limiter.consume(key), get: (key) => limiter.get(key) };
+}
+
+function stateOf(spec: RateLimitSpec, res: RateLimiterRes | null): LimitState {
+  // No record, or one whose window has lapsed but not yet been swept: the full budget is there.
+  if (res === null || res.msBeforeNext <= 0)
+    return { limit: spec.points, remaining: spec.points, reset_seconds: 0 };
+  return {
+    limit: spec.points,
+    remaining: Math.max(0, Math.min(spec.points, res.remainingPoints)),
+    reset_seconds: Math.ceil(res.msBeforeNext / 1000),
+  };
 }
 
 function item(group: LimitGroup, res: RateLimiterRes, spec: RateLimitSpec): string {
@@ -70,8 +109,31 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Pr
   const cheap = { limiters: [general], policy: policyOf([general]) };
   const costly = { limiters: [general, expensive], policy: policyOf([general, expensive]) };
 
+  const expensivePaths = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    if (route.config?.expensive) expensivePaths.add(route.url);
+  });
+  app.decorate('rateLimits', {
+    tiers: (): LimitTier[] => [
+      { name: 'general', limit: general.spec.points, window_seconds: general.spec.seconds },
+      {
+        name: 'expensive',
+        limit: expensive.spec.points,
+        window_seconds: expensive.spec.seconds,
+        endpoints: [...expensivePaths].sort(),
+      },
+    ],
+    peek: async (ip: string): Promise<Record<LimitGroup, LimitState>> => {
+      const key = rateLimitKey(ip);
+      const [g, e] = await Promise.all([general.get(key), expensive.get(key)]);
+      return { general: stateOf(general.spec, g), expensive: stateOf(expensive.spec, e) };
+    },
+  } satisfies RateLimitView);
+
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!request.url.startsWith('/api/')) return;
+    // The matched route when there is one: the router decodes the path, so /%61pi/dns
+    // reaches /api/dns although its raw URL does not start with /api/.
+    if (!(request.routeOptions.url ?? request.url).startsWith('/api/')) return;
     const { limiters, policy } = request.routeOptions.config.expensive ? costly : cheap;
     const key = rateLimitKey(request.ip);
     const items: string[] = [];

@@ -10,6 +10,8 @@ export default async function providersRoutes(app: FastifyInstance, { ctx }: { c
   app.get(
     '/api/providers',
     {
+      // Service status: needs no lookup session when challenge protection is active.
+      config: { passive: true },
       schema: {
         tags: ['service'],
         summary: 'Every upstream provider with capabilities, documentation, access and runtime status',

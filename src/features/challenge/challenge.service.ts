@@ -1,0 +1,78 @@
+/**
+ * Verifying a challenge token and opening a lookup session (ARCHITECTURE §5).
+ *
+ *   spent locally?  → 403 challenge_failed, no upstream call
+ *   siteverify      → unreachable / timeout / 5xx / garbage / our-side error → 503 unavailable
+ *                   → success: false, or a hostname other than the configured one → 403 challenge_failed
+ *                   → success → a signed session valid 15 minutes
+ *
+ * The token is spent as soon as siteverify has given a verdict on it, whatever
+ * the verdict: Cloudflare has consumed it by then, so asking again can only
+ * waste an upstream call. A 503 leaves it unspent so the visitor may retry.
+ */
+import type { Clock } from '../../cache/types.js';
+import { AppError } from '../../errors.js';
+import type { ProviderChain } from '../../providers/chain.js';
+import type { TurnstileVerdict, TurnstileVerifier } from '../../providers/challenge/turnstile.js';
+import type { ReplaySet } from './replay.js';
+import { issueSession, type Session } from './session.js';
+
+export interface VerifyDeps {
+  chain: ProviderChain;
+  verifier: TurnstileVerifier;
+  replay: ReplaySet;
+  clock: Clock;
+  sessionSecret: string;
+  /** When set, the verdict must name this hostname (case-insensitive). */
+  expectedHostname: string | undefined;
+}
+
+export interface VerifiedSession {
+  session: Session;
+  /** The signed cookie value. */
+  value: string;
+}
+
+function rejected(why: string): AppError {
+  return new AppError(403, 'challenge_failed', `challenge verification rejected: ${why}`);
+}
+
+export async function verifyChallenge(
+  deps: VerifyDeps,
+  input: { token: string; remoteIp: string | undefined },
+): Promise<VerifiedSession> {
+  if (await deps.replay.isSpent(input.token)) {
+    throw rejected('this token was already used; complete the challenge again for a new one');
+  }
+
+  let verdict: TurnstileVerdict;
+  try {
+    // No cache key: a verdict is never reused. The chain times the call out and
+    // records the outcome for /api/providers and the metrics.
+    const result = await deps.chain.run({
+      capability: 'challenge',
+      providers: [deps.verifier],
+      call: (verifier, signal) => verifier.verify(input, signal),
+      ttl: () => 0,
+    });
+    verdict = result.value;
+  } catch (err) {
+    // The chain's "every provider failed" (502) is, for this endpoint, the verify step being unavailable.
+    if (err instanceof AppError && err.statusCode === 502) {
+      throw new AppError(503, 'unavailable', 'challenge verification is unavailable; try again shortly', {
+        cause: err,
+      });
+    }
+    throw err;
+  }
+
+  await deps.replay.markSpent(input.token);
+  if (!verdict.success) {
+    throw rejected(verdict.errorCodes.length > 0 ? verdict.errorCodes.join(', ') : 'token not accepted');
+  }
+  const expected = deps.expectedHostname;
+  if (expected !== undefined && verdict.hostname?.toLowerCase() !== expected.toLowerCase()) {
+    throw rejected('the token was issued for another site');
+  }
+  return issueSession(deps.sessionSecret, deps.clock());
+}

@@ -1,0 +1,70 @@
+/**
+ * The challenge gate (ARCHITECTURE §5). When protection is active (both
+ * Turnstile keys set), every /api route is diagnostic and needs a valid lookup
+ * session, unless its options say `config: { passive: true }`. Default-deny,
+ * so an endpoint added later is protected without anyone remembering to ask.
+ *
+ * One rule for every caller: browsers and scripts alike present the session
+ * cookie; nothing is decided by user agent. Paths outside /api (the site,
+ * /openapi.json, /docs, health, metrics) are never gated, nor are unknown
+ * routes, which answer 404 without doing any work.
+ *
+ * Registered right after the rate limiter so its onRequest hook runs second:
+ * a 429 wins over the 403, and an unverified flood is counted (and stopped)
+ * before anything else happens.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Clock } from '../cache/types.js';
+import { AppError } from '../errors.js';
+import { sessionFromCookies } from '../features/challenge/cookie.js';
+import { errorResponses } from '../features/shared.schema.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Needs no lookup session even when challenge protection is active. */
+    passive?: boolean;
+  }
+}
+
+export interface ChallengeGateOptions {
+  active: boolean;
+  sessionSecret: string;
+  clock: Clock;
+}
+
+export function challengeRequired(): AppError {
+  return new AppError(
+    403,
+    'challenge_required',
+    'a lookup session is required: complete the challenge and POST its token to /api/challenge/verify',
+  );
+}
+
+async function challengeGatePlugin(app: FastifyInstance, opts: ChallengeGateOptions): Promise<void> {
+  // Every gated route documents its 403 in /openapi.json, whether or not this
+  // deployment has protection on: the contract is the same for every deployment.
+  // Fastify lets onRoute adjust a route's options before it is built.
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api/') || route.config?.passive === true) return;
+    if (route.schema === undefined || route.schema.hide === true) return;
+    const response = (route.schema.response ?? {}) as Record<string, unknown>;
+    if (response[403] !== undefined || response['4xx'] !== undefined) return;
+    route.schema = { ...route.schema, response: { ...response, ...errorResponses(403) } };
+  });
+
+  // Inactive protection adds no request hook: nothing to check, nothing to pay per request.
+  if (!opts.active) return;
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    // The matched route's template, not request.url: the router decodes the path,
+    // so /%61pi/dns reaches /api/dns while its raw URL does not start with /api/.
+    const route = request.routeOptions.url;
+    if (route === undefined || !route.startsWith('/api/')) return;
+    if (request.routeOptions.config.passive === true) return;
+    if (sessionFromCookies(request.headers.cookie, opts.sessionSecret, opts.clock()) === undefined) {
+      throw challengeRequired();
+    }
+  });
+}
+
+export default fp(challengeGatePlugin, { name: 'challenge-gate', dependencies: ['rate-limit'] });
