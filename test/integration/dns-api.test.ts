@@ -75,6 +75,7 @@ describe('GET /api/dns record types', () => {
       type: 'A',
       rcode: 'NOERROR',
       authenticated_data: false,
+      flags: { ad: false, tc: false, rd: true, ra: true },
       answers: [{ name: 'example.test', type: 'A', ttl: 300, data: '192.0.2.10' }],
       records: [{ address: '192.0.2.10', ttl: 300 }],
       source_id: expect.stringMatching(/^doh-127\.0\.0\.1-\d+$/),

@@ -45,6 +45,17 @@ export const DnsResponseSchema = Type.Object({
   authenticated_data: Type.Boolean({
     description: 'The AD flag: the resolver validated the answer with DNSSEC.',
   }),
+  flags: Type.Object(
+    {
+      aa: Type.Boolean({ description: 'Authoritative answer.' }),
+      tc: Type.Boolean({ description: 'Truncated (the client then retried over TCP).' }),
+      rd: Type.Boolean(),
+      ra: Type.Boolean({ description: 'Recursion available.' }),
+      ad: Type.Boolean(),
+      cd: Type.Boolean(),
+    },
+    { description: 'Header flags of the response as received.' },
+  ),
   answers: Type.Array(AnswerSchema, { description: 'The answer section, CNAME chain included.' }),
   records: Type.Array(RecordSchema, {
     description: 'Only the records of the asked type, normalized per type.',

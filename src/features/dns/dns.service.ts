@@ -32,6 +32,7 @@ export async function lookupDns(
     type,
     rcode: answer.rcode,
     authenticated_data: answer.flags.ad,
+    flags: answer.flags,
     answers: answer.answers.map((rr) => ({
       name: rr.name,
       type: rr.type,
