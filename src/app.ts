@@ -13,6 +13,7 @@ import { features } from './features/index.js';
 import challengeGate from './plugins/challenge-gate.js';
 import errorsPlugin, { BODY_LIMIT, sendError } from './plugins/errors.js';
 import httpHeaders from './plugins/http-headers.js';
+import loadShedding from './plugins/load-shedding.js';
 import metricsPlugin from './plugins/metrics.js';
 import openapi from './plugins/openapi.js';
 import rateLimit from './plugins/rate-limit.js';
@@ -20,6 +21,8 @@ import rateLimit from './plugins/rate-limit.js';
 export interface BuildOptions extends AppDeps {
   /** A pino logger to use instead of one built from config (tests read log lines through it). */
   logger?: Logger;
+  /** Event-loop sampling interval for load shedding (tests shorten it). */
+  loadSampleIntervalMs?: number;
 }
 
 declare module 'fastify' {
@@ -140,6 +143,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await app.register(errorsPlugin);
   await app.register(httpHeaders);
   await app.register(metricsPlugin, { metrics: ctx.metrics });
+  await app.register(loadShedding, {
+    maxEventLoopDelayMs: config.loadShedEventLoopDelayMs,
+    sampleIntervalMs: opts.loadSampleIntervalMs,
+    onShed: () => ctx.metrics.shed.inc(),
+  });
   await app.register(rateLimit, {
     general: config.rateLimitGeneral,
     expensive: config.rateLimitExpensive,

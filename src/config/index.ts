@@ -56,6 +56,8 @@ export interface Config {
   readonly unsafeAllowTargetCidrs: readonly string[];
   readonly rateLimitGeneral: RateLimitSpec;
   readonly rateLimitExpensive: RateLimitSpec;
+  /** Mean event-loop delay (ms) past which requests are shed with 503; 0 disables. */
+  readonly loadShedEventLoopDelayMs: number;
 }
 
 export interface RateLimitSpec {
@@ -87,6 +89,7 @@ export const DEFAULTS = Object.freeze({
   WEB_CONCURRENCY: '1',
   RATE_LIMIT_GENERAL: '30/60',
   RATE_LIMIT_EXPENSIVE: '6/60',
+  LOAD_SHED_EVENT_LOOP_DELAY_MS: '1000',
 });
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -297,6 +300,13 @@ export function loadConfig(env: Env = process.env): Config {
     unsafeAllowTargetCidrs: parseCidrList(env, 'UNSAFE_ALLOW_TARGET_CIDRS'),
     rateLimitGeneral: parseRateLimit(env, 'RATE_LIMIT_GENERAL'),
     rateLimitExpensive: parseRateLimit(env, 'RATE_LIMIT_EXPENSIVE'),
+    loadShedEventLoopDelayMs: intInRange(
+      env,
+      'LOAD_SHED_EVENT_LOOP_DELAY_MS',
+      DEFAULTS.LOAD_SHED_EVENT_LOOP_DELAY_MS,
+      0,
+      60_000,
+    ),
   };
   return Object.freeze(config);
 }

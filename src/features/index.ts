@@ -7,10 +7,21 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import challengeRoutes from './challenge/challenge.route.js';
+import ctRoutes from './ct/ct.route.js';
 import dnsRoutes from './dns/dns.route.js';
+import globalDnsRoutes from './global-dns/global-dns.route.js';
 import healthRoutes from './health/health.route.js';
 import providersRoutes from './providers/providers.route.js';
+import rdapRoutes from './rdap/rdap.route.js';
 
 export type Feature = (app: FastifyInstance, opts: { ctx: AppContext }) => Promise<void>;
 
-export const features: Feature[] = [healthRoutes, providersRoutes, challengeRoutes, dnsRoutes];
+export const features: Feature[] = [
+  rdapRoutes,
+  healthRoutes,
+  providersRoutes,
+  challengeRoutes,
+  dnsRoutes,
+  globalDnsRoutes,
+  ctRoutes,
+];

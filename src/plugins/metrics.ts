@@ -40,6 +40,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly shed = new Counter({
+    name: 'netdiag_load_shed_total',
+    help: 'Requests answered 503 because the event loop was saturated',
+    registers: [this.registry],
+  });
+
   enableDefaultMetrics(): void {
     collectDefaultMetrics({ register: this.registry, prefix: 'netdiag_' });
   }

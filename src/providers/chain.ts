@@ -21,6 +21,12 @@ export interface ChainRequest<P extends Provider, T> {
   /** Seconds an answer may be reused; 0 = not stored. */
   ttl: (value: T) => number;
   signal?: AbortSignal;
+  /**
+   * Per-attempt timeout for this request instead of the chain's default
+   * (PROVIDER_TIMEOUT_MS): a multi-step call such as a global DNS measurement
+   * (create, then poll for ~20 s) needs longer than one HTTP round trip.
+   */
+  timeoutMs?: number;
 }
 
 export interface ChainResult<T> extends Attribution {
@@ -85,7 +91,7 @@ export class ProviderChain {
   }
 
   async #callWithTimeout<P extends Provider, T>(req: ChainRequest<P, T>, provider: P): Promise<T> {
-    const { timeoutMs } = this.#opts;
+    const timeoutMs = req.timeoutMs ?? this.#opts.timeoutMs;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
     let onAbort: (() => void) | undefined;

@@ -28,6 +28,12 @@ export interface HttpRequest {
   maxBytes?: number;
   /** Follow up to this many redirects (same client, configured upstreams only). Default 0. */
   maxRedirects?: number;
+  /**
+   * Statuses returned to the adapter instead of thrown as operational failures,
+   * for an adapter that must read the response itself (e.g. a 429's
+   * Retry-After, honoured while polling a long-running measurement).
+   */
+  passStatuses?: readonly number[];
 }
 
 export interface HttpResponse {
@@ -66,6 +72,7 @@ export class HttpClient {
         current = new URL(location, current).toString();
         continue;
       }
+      if (req.passStatuses?.includes(res.status)) return res;
       if (res.status === 429) throw new ProviderError('rate_limited', `HTTP 429 from ${hostOf(current)}`);
       if (res.status >= 500)
         throw new ProviderError('http_status', `HTTP ${res.status} from ${hostOf(current)}`);

@@ -176,6 +176,29 @@ describe('ProviderChain', () => {
     expect(seen?.aborted).toBe(true);
   });
 
+  it('lets one request override the per-attempt timeout (long measurements), both ways', async () => {
+    const { chain } = setup(50);
+    const slow = () =>
+      new FakeProvider(
+        'slow',
+        () => new Promise<Answer>((r) => setTimeout(() => r({ kind: 'found', value: 'late' }), 120)),
+      );
+    const request = (timeoutMs: number) =>
+      chain.run({
+        capability: 'test',
+        providers: [slow()],
+        call: (p) => p.lookup(),
+        ttl: () => 0,
+        timeoutMs,
+      });
+    // Longer than the chain default: the 120 ms answer arrives.
+    expect((await request(1000)).value).toEqual({ kind: 'found', value: 'late' });
+    // Shorter than the answer: a timeout naming the overriding value.
+    const err = (await request(20).catch((e: unknown) => e)) as AppError;
+    expect(err.statusCode).toBe(502);
+    expect(err.providersTried?.[0]?.error).toBe('timeout: no answer within 20 ms');
+  });
+
   it('treats an unexpected adapter exception as an operational failure, not a crash', async () => {
     const { chain } = setup();
     const broken = new FakeProvider('broken', async () => {

@@ -105,6 +105,19 @@ describe('HttpClient against a fake HTTPS upstream', () => {
       await expectKind(client.send(`${upstream.url}/json`, { signal: ok() }), 'rate_limited');
     });
 
+    it('passStatuses hands a 429 back with its headers (Retry-After) instead of throwing', async () => {
+      upstream.fault = '429';
+      const res = await client.send(`${upstream.url}/json`, { signal: ok(), passStatuses: [429] });
+      expect(res.status).toBe(429);
+      expect(res.headers['retry-after']).toBe('1');
+      // Only the statuses named pass: a 503 still throws.
+      upstream.fault = '503';
+      await expectKind(
+        client.send(`${upstream.url}/json`, { signal: ok(), passStatuses: [429] }),
+        'http_status',
+      );
+    });
+
     // Regression: AbortSignal.timeout() aborts with a DOMException named
     // TimeoutError whose numeric `code` made classifyError throw a TypeError.
     it('timeout (AbortSignal.timeout) → timeout', async () => {

@@ -1,0 +1,317 @@
+/**
+ * GET /api/certificates end to end: the app's real CT chain and adapters
+ * against a fake crt.sh and a fake Cert Spotter on loopback (real TLS and
+ * HTTP), serving the fixture rows in ../fixtures/ct/.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type FakeHandler,
+  type FakeReply,
+  type FakeRequest,
+  type FakeUpstream,
+  fixture,
+  fixtureText,
+  startFakeUpstream,
+} from '../fakes/https-upstream.js';
+import { getTestPki } from '../fakes/test-ca.js';
+import { buildTestApp } from '../helper.js';
+
+const NOW = Date.parse('2025-06-01T00:00:00Z');
+const KEY = 'cs_live_fixture_key';
+const APEX_ROWS = fixture('ct/crtsh-example.com.json');
+const SUB_ROWS = fixture('ct/crtsh-scenario-example.com-subdomains.json');
+const CS_PAGE1 = fixture('ct/certspotter-scenario-example.com-page1.json');
+const CS_PAGE2 = fixture('ct/certspotter-scenario-example.com-page2.json');
+const DB_TIMEOUT: FakeReply = {
+  status: 503,
+  headers: { 'content-type': 'text/html; charset=UTF-8' },
+  body: fixtureText('ct/crtsh-503-statement-timeout.html'),
+};
+
+let ca: string;
+let crtsh: FakeUpstream;
+let certspotter: FakeUpstream;
+/** Replies per crt.sh search (`q`), used in turn, the last one repeating. */
+let crtshScript: Record<string, FakeReply[]> = {};
+const crtshUsed: Record<string, number> = {};
+
+const crtshHandler: FakeHandler = (req: FakeRequest) => {
+  const q = req.query.get('q') ?? '';
+  const script = crtshScript[q];
+  if (!script) return { status: 404, json: { error: `no script for q=${q}` } };
+  const i = Math.min(crtshUsed[q] ?? 0, script.length - 1);
+  crtshUsed[q] = (crtshUsed[q] ?? 0) + 1;
+  return script[i] as FakeReply;
+};
+
+beforeAll(async () => {
+  ca = (await getTestPki()).caPem;
+  [crtsh, certspotter] = await Promise.all([
+    startFakeUpstream({ prefix: '/crtsh', handler: crtshHandler }),
+    startFakeUpstream({
+      routes: {
+        '/v1/issuances': (req) => {
+          // The fake checks the key the way the real API does: no key, no data.
+          if (req.headers.authorization !== `Bearer ${KEY}`)
+            return { status: 401, json: { code: 'unauthorized' } };
+          const after = req.query.get('after');
+          if (after === null) return { json: CS_PAGE1 };
+          if (after === '7000000102') return { json: CS_PAGE2 };
+          return { json: [] };
+        },
+      },
+    }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([crtsh?.close(), certspotter?.close()]);
+});
+beforeEach(() => {
+  crtsh.reset();
+  certspotter.reset();
+  for (const q of Object.keys(crtshUsed)) delete crtshUsed[q];
+  crtshScript = { '%.example.com': [{ json: SUB_ROWS }], 'example.com': [{ json: APEX_ROWS }] };
+});
+
+function app(opts: { key?: boolean } = {}) {
+  return buildTestApp({
+    ca,
+    clock: () => NOW,
+    config: {
+      crtshUrl: crtsh.url,
+      certspotterUrl: certspotter.url,
+      certspotterApiKey: opts.key ? KEY : undefined,
+      // Nothing here resolves names; a dead resolver proves it.
+      dnsResolvers: ['https://127.0.0.1:9/dns-query'],
+    },
+  });
+}
+
+describe('GET /api/certificates from crt.sh', () => {
+  it('serves the merged, scoped, newest-first history with attribution, cached one hour', async () => {
+    const a = await app();
+    const res = await a.inject('/api/certificates?domain=Example.COM.');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-service-cache']).toBe('MISS');
+    expect(res.headers['cache-control']).toBe('public, max-age=3600');
+    const body = res.json();
+    expect(body).toMatchObject({
+      domain: 'example.com',
+      // 12 from the real capture, the scenario's precert/cert pair as one, and one more.
+      total: 14,
+      truncated: false,
+      expired_excluded: false,
+      source: 'crt.sh',
+      source_id: 'crtsh',
+      providers_tried: [{ id: 'crtsh', name: 'crt.sh', status: 'ok' }],
+    });
+    expect(body.issuances.map((i: { id: string }) => i.id).slice(0, 4)).toEqual([
+      '15000000001',
+      '14900000000',
+      '8506962125',
+      '8396709327',
+    ]);
+    expect(body.issuances[0]).toEqual({
+      id: '15000000001',
+      source_id: 'crtsh',
+      serial: expect.stringMatching(/^[0-9a-f]+$/),
+      issuer: { name: 'R3', organization: "Let's Encrypt" },
+      common_name: 'api.example.com',
+      dns_names: ['*.api.example.com', 'api.example.com'],
+      not_before: '2025-05-20T08:00:00Z',
+      not_after: '2025-08-18T07:59:59Z',
+      entry_timestamp: '2025-05-20T09:00:00.500Z',
+      expired: false,
+    });
+    // Emails, non-LDH names and upper case are cleaned; the IDN is an A-label; expiry is against the clock.
+    expect(body.issuances[1]).toMatchObject({
+      dns_names: ['shop.example.com', 'xn--bcher-kva.example.com'],
+      expired: true,
+    });
+    expect(body.issuances[2]).toMatchObject({ id: '8506962125', expired: false });
+    // crt.sh id 8913351873 came from both searches and is merged with its precertificate 8396709327.
+    expect(body.issuances[3].dns_names).toEqual(['example.com', 'www.example.com', 'www.example.org']);
+    expect(body.issuances.some((i: { id: string }) => i.id === '8913351873')).toBe(false);
+    const text = res.body;
+    expect(text).not.toContain('evil.net');
+    expect(text).not.toContain('@');
+    expect(text).not.toContain('jivesoftware');
+
+    // Both searches, once; the second request is served from the cache.
+    expect(crtsh.count()).toBe(2);
+    const again = await a.inject('/api/certificates?domain=example.com');
+    expect(again.headers['x-service-cache']).toBe('HIT');
+    expect(again.json()).toEqual(body);
+    expect(crtsh.count()).toBe(2);
+  });
+
+  it('a genuinely empty history is a 200 with issuances: [] (and cached)', async () => {
+    crtshScript = { '%.nothing.test': [{ json: [] }], 'nothing.test': [{ json: [] }] };
+    const a = await app();
+    const res = await a.inject('/api/certificates?domain=nothing.test');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ domain: 'nothing.test', total: 0, truncated: false, issuances: [] });
+    expect((await a.inject('/api/certificates?domain=nothing.test')).headers['x-service-cache']).toBe('HIT');
+    expect(crtsh.count()).toBe(2);
+  });
+
+  it('retries a crt.sh 502 once and answers', async () => {
+    crtshScript['%.example.com'] = [
+      { status: 502, body: '<html>502 Bad Gateway</html>' },
+      { json: SUB_ROWS },
+    ];
+    const res = await (await app()).inject('/api/certificates?domain=example.com');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().total).toBe(14);
+    expect(crtsh.requests.filter((r) => r.query.get('q') === '%.example.com')).toHaveLength(2);
+  });
+
+  it('after a crt.sh database timeout, asks again with exclude=expired and says the list is partial', async () => {
+    crtshScript['example.com'] = [DB_TIMEOUT, { json: [] }];
+    const res = await (await app()).inject('/api/certificates?domain=example.com');
+    expect(res.statusCode).toBe(200);
+    // Only the %. search's three issuances: the apex search came back empty with exclude=expired.
+    expect(res.json()).toMatchObject({ truncated: true, expired_excluded: true, total: 3 });
+    expect(
+      crtsh.requests.filter((r) => r.query.get('q') === 'example.com').map((r) => r.query.get('exclude')),
+    ).toEqual([null, 'expired']);
+  });
+});
+
+describe('GET /api/certificates when crt.sh fails', () => {
+  it('without a Cert Spotter key: 502 naming crt.sh only, not cached, so the next request asks again', async () => {
+    crtsh.fault = '503';
+    const a = await app();
+    const res = await a.inject('/api/certificates?domain=example.com');
+    expect(res.statusCode).toBe(502);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['x-service-cache']).toBeUndefined();
+    const body = res.json();
+    expect(body.error).toEqual(expect.any(String));
+    expect(body.providers_tried).toEqual([
+      {
+        id: 'crtsh',
+        name: 'crt.sh',
+        status: 'failed',
+        error: expect.stringMatching(/^http_status: HTTP 503/),
+      },
+    ]);
+    expect(certspotter.count()).toBe(0);
+    // The first search to fail (after its one retry) cancels the other, so 3 or 4 requests.
+    const first = crtsh.count();
+    expect(first).toBeGreaterThanOrEqual(3);
+    expect(first).toBeLessThanOrEqual(4);
+
+    const second = await a.inject('/api/certificates?domain=example.com');
+    expect(second.statusCode).toBe(502);
+    expect(crtsh.count()).toBeGreaterThanOrEqual(first + 3);
+
+    // And once crt.sh is back, the real history is served, not an empty one.
+    crtsh.fault = 'none';
+    const third = await a.inject('/api/certificates?domain=example.com');
+    expect(third.statusCode).toBe(200);
+    expect(third.json().total).toBe(14);
+  });
+
+  it('with a key: Cert Spotter answers, authenticated and paged with `after`', async () => {
+    crtsh.fault = '503';
+    const res = await (await app({ key: true })).inject('/api/certificates?domain=example.com');
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({
+      domain: 'example.com',
+      total: 3,
+      truncated: false,
+      source: 'Cert Spotter (SSLMate)',
+      source_id: 'certspotter',
+      providers_tried: [
+        { id: 'crtsh', status: 'failed', error: expect.stringMatching(/^http_status/) },
+        { id: 'certspotter', name: 'Cert Spotter (SSLMate)', status: 'ok' },
+      ],
+    });
+    expect(body.issuances.map((i: { id: string }) => i.id)).toEqual([
+      '7000000203',
+      '7000000102',
+      '7000000101',
+    ]);
+    expect(body.issuances[0]).toEqual({
+      id: '7000000203',
+      source_id: 'certspotter',
+      serial: null,
+      issuer: { name: 'DigiCert Global G2 TLS RSA SHA256 2020 CA1', organization: 'DigiCert Inc' },
+      common_name: null,
+      dns_names: ['mail.example.com'],
+      not_before: '2025-05-15T00:00:00Z',
+      not_after: '2025-08-13T00:00:00Z',
+      expired: false,
+      revoked: true,
+    });
+    expect(certspotter.requests.map((r) => r.headers.authorization)).toEqual([
+      `Bearer ${KEY}`,
+      `Bearer ${KEY}`,
+      `Bearer ${KEY}`,
+    ]);
+    expect(certspotter.requests.map((r) => r.query.get('after'))).toEqual([null, '7000000102', '7000000203']);
+    expect(certspotter.requests[0]?.query.getAll('expand')).toEqual(['dns_names', 'issuer']);
+    expect(certspotter.requests[0]?.query.get('include_subdomains')).toBe('true');
+  });
+
+  it('with a key and both failing: 502 naming both, and nothing cached', async () => {
+    crtsh.fault = '503';
+    certspotter.fault = '429';
+    const a = await app({ key: true });
+    const res = await a.inject('/api/certificates?domain=example.com');
+    expect(res.statusCode).toBe(502);
+    expect(res.json().providers_tried).toEqual([
+      expect.objectContaining({ id: 'crtsh', status: 'failed' }),
+      expect.objectContaining({
+        id: 'certspotter',
+        status: 'failed',
+        error: expect.stringMatching(/^rate_limited/),
+      }),
+    ]);
+    await a.inject('/api/certificates?domain=example.com');
+    expect(certspotter.count()).toBe(2);
+  });
+});
+
+describe('GET /api/certificates input', () => {
+  it.each([
+    ['missing', ''],
+    ['empty', '?domain='],
+    ['not a name', '?domain=exa%20mple.com'],
+    ['a bare TLD', '?domain=com'],
+    ['an IP address', '?domain=192.0.2.1'],
+  ])('400 for %s domain, before any upstream request', async (_why, query) => {
+    const res = await (await app()).inject(`/api/certificates${query}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatch(/domain/);
+    expect(crtsh.count()).toBe(0);
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents both endpoints with what CT can and cannot tell', async () => {
+    const doc = (await (await app()).inject('/openapi.json')).json();
+    const certificates = doc.paths['/api/certificates'].get;
+    expect(certificates.description).toMatch(/does not prove that the certificate is served now/);
+    expect(Object.keys(certificates.responses)).toEqual(expect.arrayContaining(['200', '400', '429', '502']));
+    const subdomains = doc.paths['/api/subdomains'].get;
+    expect(subdomains.description).toMatch(/not a port scan and not a complete inventory/);
+    expect(Object.keys(subdomains.responses)).toEqual(expect.arrayContaining(['200', '400', '429', '502']));
+  });
+
+  it('lists crt.sh as the CT primary and Cert Spotter as the fallback', async () => {
+    const { providers } = (await (await app()).inject('/api/providers')).json() as {
+      providers: { id: string; roles: Record<string, string>; configured: boolean }[];
+    };
+    expect(providers.find((p) => p.id === 'crtsh')).toMatchObject({
+      roles: { ct: 'primary' },
+      configured: true,
+    });
+    expect(providers.find((p) => p.id === 'certspotter')).toMatchObject({
+      roles: { ct: 'fallback' },
+      configured: false,
+    });
+  });
+});

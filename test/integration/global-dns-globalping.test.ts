@@ -1,0 +1,391 @@
+/**
+ * The Globalping adapter against a fake Globalping on loopback (real TLS and
+ * HTTP, the production HttpClient). Time between polls is virtual: the
+ * adapter's sleep records each wait and moves a virtual clock, so the pacing
+ * rules (500 ms after each response, Retry-After honoured, ~20 s deadline) are
+ * asserted on the waits requested, and the suite never sleeps for real.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { testConfig } from '../../src/config/index.js';
+import {
+  createGlobalDnsProviders,
+  DEFAULT_DEADLINE_MS,
+  GlobalpingAdapter,
+  MIN_POLL_INTERVAL_MS,
+} from '../../src/providers/global-dns/index.js';
+import { HttpClient } from '../../src/providers/http-client.js';
+import { ProviderError, type ProviderFailureKind } from '../../src/providers/types.js';
+import { type FakeReply, type FakeUpstream, fixture, startFakeUpstream } from '../fakes/https-upstream.js';
+import { getTestPki } from '../fakes/test-ca.js';
+
+const COUNTRIES = ['US', 'BR', 'GB', 'DE', 'ZA', 'IN', 'SG', 'JP', 'AU', 'CA'];
+const QUESTION = { target: 'cdn.jsdelivr.net', type: 'A' as const, countries: COUNTRIES };
+const scenario = (name: string) => fixture(`globalping/scenarios/${name}`);
+const CREATED: FakeReply = { status: 202, json: fixture('globalping/post-measurement-response.json') };
+const CREATED_ID = (fixture('globalping/post-measurement-response.json') as { id: string }).id;
+const FINISHED: FakeReply = { json: scenario('ten-finished-consistent.json') };
+const IN_PROGRESS: FakeReply = { json: scenario('ten-in-progress.json') };
+
+/** What the fake answers: the creation reply, then one reply per poll (the last one repeats). */
+let create: FakeReply;
+let polls: FakeReply[];
+let pollIndex: number;
+let gp: FakeUpstream;
+let http: HttpClient;
+
+beforeAll(async () => {
+  http = new HttpClient({ ca: (await getTestPki()).caPem });
+  gp = await startFakeUpstream({
+    prefix: '/gp',
+    routes: { 'POST /v1/measurements': () => create },
+    handler: (req) => {
+      if (req.method !== 'GET' || !req.path.startsWith('/v1/measurements/')) return { status: 404, json: {} };
+      const reply = polls[Math.min(pollIndex, polls.length - 1)] ?? { status: 500, json: {} };
+      pollIndex++;
+      return reply;
+    },
+  });
+});
+afterAll(async () => {
+  await http.close();
+  await gp.close();
+});
+beforeEach(() => {
+  gp.reset();
+  create = CREATED;
+  polls = [FINISHED];
+  pollIndex = 0;
+});
+
+/** A virtual clock that only the adapter's waits move. */
+function virtualTime() {
+  let now = Date.UTC(2025, 0, 1);
+  const waits: number[] = [];
+  return {
+    waits,
+    clock: () => now,
+    sleep: async (ms: number, signal: AbortSignal) => {
+      signal.throwIfAborted();
+      waits.push(ms);
+      now += ms;
+    },
+  };
+}
+
+function adapter(opts: { token?: string; pollIntervalMs?: number; requestTimeoutMs?: number } = {}) {
+  const time = virtualTime();
+  const config = testConfig({ globalpingUrl: gp.url, globalpingToken: opts.token, providerTimeoutMs: 2_000 });
+  const [provider] = createGlobalDnsProviders(config, http, {
+    clock: time.clock,
+    sleep: time.sleep,
+    pollIntervalMs: opts.pollIntervalMs,
+  });
+  if (opts.requestTimeoutMs !== undefined) {
+    const fast = new GlobalpingAdapter({
+      info: provider!.info,
+      baseUrl: gp.url,
+      http,
+      requestTimeoutMs: opts.requestTimeoutMs,
+      clock: time.clock,
+      sleep: time.sleep,
+    });
+    return { provider: fast, ...time };
+  }
+  return { provider: provider!, ...time };
+}
+
+const signal = () => AbortSignal.timeout(10_000);
+const polled = () => gp.requests.filter((r) => r.method === 'GET');
+
+async function failure(promise: Promise<unknown>): Promise<ProviderError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (err instanceof ProviderError) return err;
+  throw new Error(`expected a ProviderError, got ${String(err)}`);
+}
+
+async function expectFailure(promise: Promise<unknown>, kind: ProviderFailureKind, message?: RegExp) {
+  const err = await failure(promise);
+  expect(err.kind).toBe(kind);
+  if (message) expect(err.message).toMatch(message);
+}
+
+describe('Globalping adapter: creating the measurement', () => {
+  it('asks for one probe in each of the ten countries, the record type in measurementOptions', async () => {
+    const { provider } = adapter();
+    await provider.measure(QUESTION, signal());
+    const post = gp.requests[0]!;
+    expect(post.method).toBe('POST');
+    expect(post.path).toBe('/v1/measurements');
+    expect(post.headers['content-type']).toBe('application/json');
+    expect(post.headers['user-agent']).toMatch(/^netdiag\//);
+    expect(JSON.parse(post.body.toString())).toEqual({
+      type: 'dns',
+      target: 'cdn.jsdelivr.net',
+      locations: COUNTRIES.map((country) => ({ country, limit: 1 })),
+      measurementOptions: { query: { type: 'A' } },
+    });
+    // The prefix of GLOBALPING_URL is kept, and the poll names the created id.
+    expect(polled()[0]?.path).toBe(`/v1/measurements/${CREATED_ID}`);
+  });
+
+  it('sends no Authorization without a token, and Bearer <token> on every request with one', async () => {
+    await adapter().provider.measure(QUESTION, signal());
+    expect(gp.requests.every((r) => r.headers.authorization === undefined)).toBe(true);
+    gp.reset();
+    await adapter({ token: 'gp-token-123' }).provider.measure(QUESTION, signal());
+    expect(gp.requests.length).toBe(2);
+    expect(gp.requests.map((r) => r.headers.authorization)).toEqual([
+      'Bearer gp-token-123',
+      'Bearer gp-token-123',
+    ]);
+  });
+
+  it('treats 422 no_probes_found as an answer: no measurement, every country unmeasured', async () => {
+    create = { status: 422, json: scenario('error-422-no-probes-found.json') };
+    const result = await adapter().provider.measure(QUESTION, signal());
+    expect(result).toEqual({ id: null, complete: true, probes: [] });
+    expect(polled()).toHaveLength(0);
+  });
+
+  it('503 on creation is an operational failure (http_status), never polled', async () => {
+    gp.fault = '503';
+    await expectFailure(adapter().provider.measure(QUESTION, signal()), 'http_status');
+    expect(gp.requests).toHaveLength(1);
+  });
+
+  it("429 on creation is rate_limited, naming Globalping's reason", async () => {
+    create = { status: 429, json: scenario('error-429-create-rate-limit-exceeded.json') };
+    await expectFailure(
+      adapter().provider.measure(QUESTION, signal()),
+      'rate_limited',
+      /rate_limit_exceeded/,
+    );
+  });
+
+  it('a creation that never answers is a timeout after the request timeout', async () => {
+    gp.fault = 'timeout';
+    const started = Date.now();
+    await expectFailure(adapter({ requestTimeoutMs: 200 }).provider.measure(QUESTION, signal()), 'timeout');
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('a 400 (a type Globalping does not offer, e.g. CAA) is a failure of this provider with its reason', async () => {
+    create = { status: 400, json: scenario('error-400-validation-caa.json') };
+    await expectFailure(
+      adapter().provider.measure({ ...QUESTION, type: 'CAA' }, signal()),
+      'upstream_error',
+      /HTTP 400: validation_error: .*must be one of/,
+    );
+  });
+
+  it('a 202 without an id is a bad_response', async () => {
+    create = { status: 202, json: { probesCount: 10 } };
+    await expectFailure(adapter().provider.measure(QUESTION, signal()), 'bad_response');
+  });
+});
+
+describe('Globalping adapter: polling', () => {
+  it('reads the status right after creation, then 500 ms after each response: in-progress, then finished', async () => {
+    polls = [IN_PROGRESS, IN_PROGRESS, FINISHED];
+    const { provider, waits } = adapter();
+    const result = await provider.measure(QUESTION, signal());
+    expect(waits).toEqual([500, 500]);
+    expect(polled()).toHaveLength(3);
+    expect(result.complete).toBe(true);
+    expect(result.id).toBe(CREATED_ID);
+    expect(result.probes.map((p) => p.country)).toEqual(COUNTRIES);
+    expect(result.probes.every((p) => p.status === 'finished')).toBe(true);
+  });
+
+  it('never polls faster than every 500 ms, even when asked to', async () => {
+    polls = [IN_PROGRESS, FINISHED];
+    const { provider, waits } = adapter({ pollIntervalMs: 10 });
+    await provider.measure(QUESTION, signal());
+    expect(waits).toEqual([MIN_POLL_INTERVAL_MS]);
+  });
+
+  it('honours Retry-After (seconds) on a 429 while polling, then carries on', async () => {
+    const tooMany = scenario('error-429-poll-too-many-requests.json');
+    polls = [IN_PROGRESS, { status: 429, headers: { 'retry-after': '4' }, json: tooMany }, FINISHED];
+    const { provider, waits } = adapter();
+    const result = await provider.measure(QUESTION, signal());
+    // The wait after the 429 is the 4 s it asked for.
+    expect(waits).toEqual([500, 4_000]);
+    expect(result.complete).toBe(true);
+  });
+
+  it('honours Retry-After as an HTTP-date, and waits 1 s when a 429 gives none', async () => {
+    const { provider, waits, clock } = adapter();
+    const at = new Date(clock() + 4_000).toUTCString();
+    polls = [{ status: 429, headers: { 'retry-after': at }, json: {} }, { status: 429, json: {} }, FINISHED];
+    await provider.measure(QUESTION, signal());
+    expect(waits).toEqual([4_000, 1_000]);
+  });
+
+  it('retries a poll that fails (503, reset) instead of failing the running measurement', async () => {
+    polls = [{ status: 503, json: {} }, FINISHED];
+    const result = await adapter().provider.measure(QUESTION, signal());
+    expect(result.complete).toBe(true);
+    expect(polled()).toHaveLength(2);
+  });
+
+  it(`answers with what it has at the ~${DEFAULT_DEADLINE_MS / 1000} s deadline: complete false, late probes timeout`, async () => {
+    polls = [IN_PROGRESS];
+    const { provider, waits } = adapter();
+    const result = await provider.measure(QUESTION, signal());
+    expect(result.complete).toBe(false);
+    expect(waits.reduce((a, b) => a + b, 0)).toBe(DEFAULT_DEADLINE_MS);
+    // One read right after creation, then one every 500 ms up to the deadline.
+    expect(polled()).toHaveLength(DEFAULT_DEADLINE_MS / 500 + 1);
+    expect(result.probes.map((p) => p.status)).toEqual([
+      'finished',
+      'finished',
+      'finished',
+      'finished',
+      'timeout',
+      'timeout',
+      'timeout',
+      'timeout',
+      'timeout',
+      'timeout',
+    ]);
+  });
+
+  it('does not poll past the deadline to obey a long Retry-After', async () => {
+    polls = [IN_PROGRESS, { status: 429, headers: { 'retry-after': '60' }, json: {} }];
+    const { provider, waits } = adapter();
+    const result = await provider.measure(QUESTION, signal());
+    expect(waits).toEqual([500]);
+    expect(result.complete).toBe(false);
+  });
+
+  it('fails (timeout) when nothing at all could be read before the deadline', async () => {
+    polls = [{ status: 503, json: {} }];
+    await expectFailure(
+      adapter().provider.measure(QUESTION, signal()),
+      'timeout',
+      /could not be read.*HTTP 503/,
+    );
+  });
+
+  it('stops at any final status: timed-out is final but not complete', async () => {
+    const timedOut = structuredClone(scenario('ten-in-progress.json')) as { status: string };
+    timedOut.status = 'timed-out';
+    polls = [IN_PROGRESS, { json: timedOut }];
+    const result = await adapter().provider.measure(QUESTION, signal());
+    expect(polled()).toHaveLength(2);
+    expect(result.complete).toBe(false);
+    expect(result.probes.filter((p) => p.status === 'timeout')).toHaveLength(6);
+  });
+
+  it('revalidates with If-None-Match and keeps the last body on a 304', async () => {
+    let reads = 0;
+    polls = [];
+    const etagged = await startFakeUpstream({
+      routes: { 'POST /v1/measurements': CREATED },
+      handler: (req) => {
+        reads++;
+        if (reads === 1) return { headers: { etag: '"v1"' }, json: scenario('ten-in-progress.json') };
+        if (reads === 2)
+          return req.headers['if-none-match'] === '"v1"' ? { status: 304 } : { status: 400, json: {} };
+        return { headers: { etag: '"v2"' }, json: scenario('ten-finished-consistent.json') };
+      },
+    });
+    try {
+      const time = virtualTime();
+      const [provider] = createGlobalDnsProviders(testConfig({ globalpingUrl: etagged.url }), http, time);
+      const result = await provider!.measure(QUESTION, signal());
+      const gets = etagged.requests.filter((r) => r.method === 'GET');
+      expect(gets.map((r) => r.headers['if-none-match'])).toEqual([undefined, '"v1"', '"v1"']);
+      expect(result.complete).toBe(true);
+    } finally {
+      await etagged.close();
+    }
+  });
+
+  it('a 404 for the measurement is a failure, not retried', async () => {
+    polls = [
+      { status: 404, json: { error: { type: 'not_found', message: "Couldn't find the requested item." } } },
+    ];
+    await expectFailure(
+      adapter().provider.measure(QUESTION, signal()),
+      'upstream_error',
+      /HTTP 404.*not_found/,
+    );
+    expect(polled()).toHaveLength(1);
+  });
+
+  it('stops waiting at once when its signal aborts (the chain gave up), with the real timer', async () => {
+    polls = [IN_PROGRESS];
+    const config = testConfig({ globalpingUrl: gp.url });
+    const [provider] = createGlobalDnsProviders(config, http);
+    const controller = new AbortController();
+    const started = Date.now();
+    const measuring = provider!.measure(QUESTION, controller.signal);
+    setTimeout(() => controller.abort(), 100);
+    const err = await measuring.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((err as Error | undefined)?.name).toBe('AbortError');
+    // Aborted inside the 500 ms wait after the first read: no second poll was sent.
+    expect(Date.now() - started).toBeLessThan(450);
+    expect(polled()).toHaveLength(1);
+  });
+});
+
+describe('Globalping adapter: reading results', () => {
+  it('normalizes each probe: place, resolver, rcode, answers without root dots, query time', async () => {
+    const result = await adapter().provider.measure(QUESTION, signal());
+    expect(result.probes[8]).toEqual({
+      country: 'AU',
+      city: 'Sydney',
+      continent: 'OC',
+      asn: 202422,
+      network: 'G-Core Labs S.A.',
+      resolver: '8.8.8.8',
+      status: 'finished',
+      rcode: 'NOERROR',
+      answers: [
+        { name: 'cdn.jsdelivr.net', type: 'CNAME', ttl: 124, value: 'jsdelivr.map.fastly.net' },
+        { name: 'jsdelivr.map.fastly.net', type: 'A', ttl: 7, value: '151.101.1.229' },
+        { name: 'jsdelivr.map.fastly.net', type: 'A', ttl: 7, value: '151.101.65.229' },
+        { name: 'jsdelivr.map.fastly.net', type: 'A', ttl: 7, value: '151.101.129.229' },
+        { name: 'jsdelivr.map.fastly.net', type: 'A', ttl: 7, value: '151.101.193.229' },
+      ],
+      time_ms: 92,
+    });
+  });
+
+  it('reads the real single-probe sample unchanged', async () => {
+    polls = [{ json: fixture('globalping/get-measurement-dns.json') }];
+    const result = await adapter().provider.measure(QUESTION, signal());
+    expect(result.probes).toHaveLength(1);
+    expect(result.probes[0]).toMatchObject({ country: 'AU', city: 'Sydney', rcode: 'NOERROR', time_ms: 99 });
+    expect(result.probes[0]?.answers[0]).toEqual({
+      name: 'cdn.jsdelivr.net',
+      type: 'CNAME',
+      ttl: 180,
+      value: 'jsdelivr.map.fastly.net',
+    });
+  });
+
+  it('reports a missing country by leaving it out, and a resolver failure as failed', async () => {
+    polls = [{ json: scenario('nine-finished-no-probe-za.json') }];
+    const result = await adapter().provider.measure(QUESTION, signal());
+    expect(result.probes.map((p) => p.country)).not.toContain('ZA');
+    expect(result.probes.find((p) => p.country === 'AU')).toMatchObject({
+      status: 'failed',
+      rcode: null,
+      answers: [],
+    });
+  });
+
+  it('a measurement body without results is a bad_response', async () => {
+    polls = [{ json: { id: 'x', status: 'finished' } }];
+    await expectFailure(adapter().provider.measure(QUESTION, signal()), 'bad_response');
+  });
+});
