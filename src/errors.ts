@@ -9,6 +9,8 @@ import type { ProviderAttempt } from './providers/types.js';
 export type ErrorCode =
   | 'bad_request'
   | 'not_found'
+  | 'not_registered'
+  | 'no_rdap_service'
   | 'challenge_required'
   | 'challenge_failed'
   | 'rate_limited'

@@ -379,7 +379,7 @@ describe('GET /api/rdap, domains', () => {
     expect(res.headers['cache-control']).toBe('no-store');
     expect(body).toEqual({
       error: expect.stringMatching(/nope-not-registered\.com is not registered/),
-      code: 'not_found',
+      code: 'not_registered',
       providers_tried: [AGGREGATOR_OK],
     });
     now += (RDAP_NOT_FOUND_TTL_SECONDS - 1) * 1000;
@@ -400,6 +400,7 @@ describe('GET /api/rdap, domains', () => {
     const { res, body } = await get(await app(), 'target=www.example.example&type=domain');
     expect(res.statusCode).toBe(404);
     expect(body.error).toMatch(/\.example TLD publishes no RDAP service/);
+    expect(body.code).toBe('no_rdap_service');
     expect(body.providers_tried).toEqual([aggregatorFailed(/404/), BOOTSTRAP_OK]);
   });
 

@@ -46,14 +46,14 @@ export function normalizeDomain(
     if (!labelRule.test(label)) {
       const why =
         label.includes('_') && !opts.allowUnderscore
-          ? `has "_" in label "${label}" (allowed only for SRV, TXT and CNAME owner names)`
+          ? `has "_" in label "${label}", which is not a host name label`
           : `has an invalid label "${label}" (letters, digits and inner hyphens only)`;
       throw badInput(param, why);
     }
   }
   // An all-numeric last label is an IP address or nonsense, never a TLD (RFC 3696 §2).
   if (/^[0-9]+$/.test(labels[labels.length - 1] ?? '')) {
-    throw badInput(param, 'must be a domain name (for an IP address use type=PTR)');
+    throw badInput(param, 'must be a domain name, not an IP address');
   }
   return ascii;
 }
@@ -89,5 +89,17 @@ export function parseDnsQuestion(target: string, type: DnsApiType): DnsQuestion 
     }
     return { name: reverseName(address), type, address };
   }
-  return { name: normalizeDomain(target, { allowUnderscore: UNDERSCORE_TYPES.has(type) }), type };
+  if (isIP(target) !== 0) throw badInput('target', 'must be a domain name (for an IP address use type=PTR)');
+  try {
+    return { name: normalizeDomain(target, { allowUnderscore: UNDERSCORE_TYPES.has(type) }), type };
+  } catch (err) {
+    // Only here does the hint make sense: the other endpoints take no record type.
+    if (err instanceof AppError && err.message.includes('"_"')) {
+      throw badInput(
+        'target',
+        `${err.message.slice('target '.length)} (allowed for SRV, TXT and CNAME lookups)`,
+      );
+    }
+    throw err;
+  }
 }

@@ -12,7 +12,7 @@ const NOT_FOUND = {
   description:
     'Two cases, both cached for 5 minutes: the object is not registered (the authoritative registry answered ' +
     'RDAP 404), or the TLD publishes no RDAP service (it is absent from the IANA RDAP bootstrap registry, ' +
-    'RFC 9224). `error` says which; `providers_tried` says who answered.',
+    'RFC 9224). `code` says which (`not_registered` or `no_rdap_service`); `providers_tried` says who answered.',
 };
 
 export default async function rdapRoutes(base: FastifyInstance, { ctx }: { ctx: AppContext }) {

@@ -41,7 +41,12 @@ export interface RdapLookup {
 /** What is cached per target: the answer, or the reason there is none (a 404 on every read). */
 type Outcome =
   | { kind: 'found'; body: RdapResponse }
-  | { kind: 'not_found'; error: string; providers_tried: ProviderAttempt[] };
+  | {
+      kind: 'not_found';
+      code: 'not_registered' | 'no_rdap_service';
+      error: string;
+      providers_tried: ProviderAttempt[];
+    };
 
 export async function lookupRdap(
   deps: RdapLookupDeps,
@@ -54,7 +59,7 @@ export async function lookupRdap(
   const loaded = await deps.loader.load<Outcome>(key, () => resolve(deps, query, signal));
   const outcome = loaded.value;
   if (outcome.kind === 'not_found') {
-    throw new AppError(404, 'not_found', outcome.error, { providersTried: outcome.providers_tried });
+    throw new AppError(404, outcome.code, outcome.error, { providersTried: outcome.providers_tried });
   }
   return { body: outcome.body, cache: { hit: loaded.hit, maxAge: loaded.maxAge } };
 }
@@ -82,14 +87,20 @@ async function resolve(
       query.kind === 'domain'
         ? `${subject} is not registered: its registry (${host}) has no record of it (RDAP 404)`
         : `no registration found for ${subject}: ${host} has no record of it (RDAP 404)`;
-    return { value: { kind: 'not_found', error, providers_tried }, ttl: RDAP_NOT_FOUND_TTL_SECONDS };
+    return {
+      value: { kind: 'not_found', code: 'not_registered', error, providers_tried },
+      ttl: RDAP_NOT_FOUND_TTL_SECONDS,
+    };
   }
   if (answer.outcome === 'no_service') {
     const error =
       query.kind === 'domain'
         ? `the ${answer.scope} TLD publishes no RDAP service (it is not in the IANA RDAP bootstrap registry)`
         : `no RDAP service covers ${subject} in the IANA RDAP bootstrap registry`;
-    return { value: { kind: 'not_found', error, providers_tried }, ttl: RDAP_NOT_FOUND_TTL_SECONDS };
+    return {
+      value: { kind: 'not_found', code: 'no_rdap_service', error, providers_tried },
+      ttl: RDAP_NOT_FOUND_TTL_SECONDS,
+    };
   }
 
   const notes: string[] = [];

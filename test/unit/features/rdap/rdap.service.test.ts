@@ -212,7 +212,7 @@ describe('lookupRdap', () => {
       }),
     });
     const err = await rejection(lookupRdap(t.deps, 'nope.com', 'domain'));
-    expect(err).toMatchObject({ statusCode: 404, code: 'not_found' });
+    expect(err).toMatchObject({ statusCode: 404, code: 'not_registered' });
     expect(err.message).toMatch(/nope\.com is not registered/);
     expect(err.providersTried).toEqual([{ id: 'aggregator', name: 'aggregator', status: 'ok' }]);
 
@@ -230,7 +230,7 @@ describe('lookupRdap', () => {
       fallback: () => ({ outcome: 'no_service', scope: '.example' }),
     });
     const err = await rejection(lookupRdap(t.deps, 'a.example', 'domain'));
-    expect(err).toMatchObject({ statusCode: 404, code: 'not_found' });
+    expect(err).toMatchObject({ statusCode: 404, code: 'no_rdap_service' });
     expect(err.message).toMatch(/\.example TLD publishes no RDAP service/);
     expect(err.providersTried?.map((a) => a.status)).toEqual(['failed', 'ok']);
   });
