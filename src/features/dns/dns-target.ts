@@ -16,6 +16,7 @@ export type DnsApiType = (typeof DNS_API_TYPES)[number];
 // DKIM `s._domainkey`) and CNAME (DKIM selectors are often CNAMEs) carry `_`.
 const UNDERSCORE_TYPES: ReadonlySet<DnsApiType> = new Set(['SRV', 'TXT', 'CNAME']);
 
+const PLAIN_ASCII = /^[A-Za-z0-9._-]+$/;
 const LDH_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const LDH_UNDERSCORE_LABEL = /^(?:_[a-z0-9-]{1,62}|[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)$/;
 
@@ -34,8 +35,10 @@ export function normalizeDomain(
   if (withoutDot.length === 0) throw badInput(param, 'must be a domain name, not the root');
   // domainToASCII applies UTS #46 (IDNA) mapping and returns '' for anything it cannot convert.
   // Underscore labels are not IDNA-valid, so they are checked without conversion.
-  const hasUnderscore = withoutDot.includes('_');
-  const ascii = hasUnderscore ? withoutDot.toLowerCase() : domainToASCII(withoutDot);
+  // Plain ASCII names (the common case) only need lower-casing; anything else, and A-labels whose
+  // Punycode must be checked, goes through UTS #46. Underscore labels are not IDNA-valid at all.
+  const plain = PLAIN_ASCII.test(withoutDot) && !withoutDot.toLowerCase().includes('xn--');
+  const ascii = plain || withoutDot.includes('_') ? withoutDot.toLowerCase() : domainToASCII(withoutDot);
   if (ascii === '') throw badInput(param, 'is not a valid domain name');
   if (ascii.length > 253) throw badInput(param, 'must be at most 253 characters');
   const labels = ascii.split('.');
