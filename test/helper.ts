@@ -18,7 +18,10 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<FastifyIn
   const { config, extend, ...deps } = opts;
   // Load shedding reacts to wall-clock event-loop delay, which a busy test machine produces by itself;
   // only the suite that tests it turns it on.
-  const app = await buildApp(testConfig({ loadShedEventLoopDelayMs: 0, ...config }), { logger: pino({ level: 'silent' }), ...deps });
+  const app = await buildApp(testConfig({ loadShedEventLoopDelayMs: 0, ...config }), {
+    logger: pino({ level: 'silent' }),
+    ...deps,
+  });
   if (extend) await extend(app);
   onTestFinished(() => app.close());
   await app.ready();

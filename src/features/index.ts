@@ -9,6 +9,7 @@ import type { AppContext } from '../context.js';
 import challengeRoutes from './challenge/challenge.route.js';
 import ctRoutes from './ct/ct.route.js';
 import dnsRoutes from './dns/dns.route.js';
+import emailRoutes from './email/email.route.js';
 import globalDnsRoutes from './global-dns/global-dns.route.js';
 import healthRoutes from './health/health.route.js';
 import providersRoutes from './providers/providers.route.js';
@@ -22,6 +23,7 @@ export const features: Feature[] = [
   providersRoutes,
   challengeRoutes,
   dnsRoutes,
+  emailRoutes,
   globalDnsRoutes,
   ctRoutes,
 ];

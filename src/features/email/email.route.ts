@@ -1,0 +1,46 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { errorResponses } from '../shared.schema.js';
+import { EmailSecurityQuerySchema, EmailSecurityResponseSchema } from './email.schema.js';
+import { lookupEmailSecurity } from './email.service.js';
+import { createSafeFetcher } from './resource-fetcher.js';
+
+export default async function emailRoutes(base: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>();
+  // MTA-STS policies and BIMI assets are user-influenced destinations: outbound safety, always.
+  const fetcher = createSafeFetcher({
+    resolver: ctx.dns,
+    allowCidrs: ctx.config.unsafeAllowTargetCidrs,
+    ca: ctx.ca,
+    timeoutMs: ctx.config.providerTimeoutMs,
+  });
+  app.get(
+    '/api/email-security',
+    {
+      config: { expensive: true },
+      schema: {
+        tags: ['email'],
+        summary: 'Mail authentication and transport security of a domain, scored 0–100 with a grade',
+        description:
+          'Checks MX (RFC 5321, 7505), SPF (RFC 7208, with the include tree and lookup counts), DMARC (RFC 9989, ' +
+          'with the DNS Tree Walk), DKIM (RFC 6376, 8301, 8463; the caller’s selectors, then a disclosed list), ' +
+          'MTA-STS (RFC 8461; the policy fetched over HTTPS), TLS-RPT (RFC 8460) and BIMI (logo and VMC). Every ' +
+          'check returns its points and per-rule breakdown, so the score can be recomputed from the response: ' +
+          'score = min(round(100 × Σ points / Σ max_points), caps). A check whose DNS lookup failed is `error` ' +
+          'and leaves the maximum. A domain that does not exist is a 200 with score 0. Expensive (6 / 60 s); ' +
+          'cached 300 s (answers with a failed lookup are not cached).',
+        querystring: EmailSecurityQuerySchema,
+        response: { 200: EmailSecurityResponseSchema, ...errorResponses(400, 429, 502) },
+      },
+    },
+    async (request, reply) => {
+      const { body, cache } = await lookupEmailSecurity(
+        { dns: ctx.dns, fetcher, clock: ctx.clock, loader: ctx.loader },
+        request.query,
+      );
+      reply.cacheable(cache);
+      return body;
+    },
+  );
+}

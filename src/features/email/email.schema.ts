@@ -1,0 +1,338 @@
+/**
+ * GET /api/email-security: input and the complete response schema. Every
+ * field the score depends on is declared, so the score can be recomputed
+ * from the response alone (see docs/email-security.md).
+ *
+ * The schema has no `anyOf`: fast-json-stringify serializes `anyOf` by
+ * compiling an Ajv validator per branch on first use, which cost ~0.6 s on
+ * the first response of every process. So checks share one shape, each
+ * check's own facts live under `details.<check id>` with their own schema,
+ * and nullable fields are type arrays (`["integer", "null"]`, JSON Schema
+ * 2020-12 as OpenAPI 3.1 uses it), which it serializes natively.
+ */
+import { type Static, type TSchema, type TUnsafe, Type } from 'typebox';
+import { AttributionFields } from '../shared.schema.js';
+import { CHECK_IDS } from './types.js';
+
+/** `schema` or null, as a type array (or an enum with null) rather than an anyOf. */
+function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
+  const raw = schema as unknown as { type?: string; enum?: unknown[] };
+  if (raw.enum) return Type.Unsafe<Static<T> | null>({ ...schema, enum: [...raw.enum, null] });
+  if (typeof raw.type !== 'string') throw new TypeError('Nullable needs a schema with one type or an enum');
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [raw.type, 'null'] });
+}
+
+export const EmailSecurityQuerySchema = Type.Object({
+  domain: Type.String({
+    minLength: 1,
+    maxLength: 1024,
+    description: 'The domain to check. IDN accepted (converted to A-labels); a trailing dot is accepted.',
+    examples: ['example.com'],
+  }),
+  selector: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 400,
+      description:
+        'Up to 5 comma-separated DKIM selectors (1–63 of A-Z a-z 0-9 . _ - each), tested before the built-in list ' +
+        '(also tried as BIMI selectors before `default`).',
+      examples: ['google', 's1,s2'],
+    }),
+  ),
+});
+export type EmailSecurityQuery = Static<typeof EmailSecurityQuerySchema>;
+
+const FindingSchema = Type.Object({
+  severity: Type.Enum(['error', 'warning', 'info']),
+  message: Type.String(),
+  rfc: Type.String({ description: 'Where the rule comes from, e.g. "RFC 7208 §4.6.4".' }),
+});
+
+const RuleSchema = Type.Object(
+  {
+    rule: Type.String(),
+    points: Type.Integer({ minimum: 0 }),
+    max_points: Type.Integer({ minimum: 0 }),
+  },
+  { description: 'One scoring rule of the check; its points and max_points sum to the check’s.' },
+);
+
+const STATUS = Type.Enum(['pass', 'warn', 'fail', 'info', 'error', 'not_applicable'], {
+  description: '`error`: a DNS lookup failed (timeout, SERVFAIL); the check then has max_points 0.',
+});
+
+const MxDetails = Type.Object({
+  state: Type.Enum(['present', 'null_mx', 'invalid_null_mx', 'none', 'nxdomain', 'error']),
+  implicit_mx_addresses: Type.Array(Type.String(), {
+    description: 'With no MX record: the domain’s own addresses, which senders use instead (RFC 5321 §5.1).',
+  }),
+});
+
+const SpfTermSchema = Type.Object({
+  term: Type.String(),
+  lookups: Type.Integer({ minimum: 0, maximum: 1 }),
+  void: Type.Boolean(),
+  note: Type.Optional(Type.String()),
+});
+
+const SpfNodeSchema = Type.Object({
+  domain: Type.String(),
+  via: Type.Enum(['root', 'include', 'redirect']),
+  qualifier: Type.Enum(['+', '-', '~', '?']),
+  depth: Type.Integer({ minimum: 0 }),
+  parent: Nullable(Type.Integer({ minimum: 0, description: 'Index of the parent node in `tree`.' })),
+  state: Type.Enum([
+    'ok',
+    'none',
+    'multiple_records',
+    'syntax_error',
+    'loop',
+    'macro',
+    'not_followed',
+    'error',
+  ]),
+  record: Nullable(Type.String()),
+  lookups: Type.Integer({ minimum: 0 }),
+  void_lookups: Type.Integer({ minimum: 0 }),
+  terms: Type.Array(SpfTermSchema),
+  problem: Type.Optional(Type.String()),
+});
+
+const SpfDetails = Type.Object({
+  state: Type.Enum(['none', 'evaluated', 'error']),
+  record_count: Type.Integer({ minimum: 0 }),
+  valid: Type.Boolean(),
+  within_limits: Type.Boolean(),
+  permerror: Type.Boolean(),
+  lookup_count: Type.Integer({ minimum: 0 }),
+  lookup_limit: Type.Integer(),
+  lookup_count_complete: Type.Boolean({
+    description: 'false: part of the tree was not followed; the count is a lower bound.',
+  }),
+  void_lookup_count: Type.Integer({ minimum: 0 }),
+  void_lookup_limit: Type.Integer(),
+  effective_all: Nullable(
+    Type.String({ description: 'The "all" that ends evaluation at the top, through redirects.' }),
+  ),
+  tree: Type.Array(SpfNodeSchema, {
+    description: 'The include/redirect tree in pre-order (depth-first, as written).',
+  }),
+});
+
+const ReportDestinationSchema = Type.Object({
+  domain: Type.String(),
+  tags: Type.Array(Type.Enum(['rua', 'ruf'])),
+  external: Type.Boolean(),
+  authorized: Nullable(Type.Boolean()),
+  authorization_name: Type.Optional(Type.String()),
+});
+
+const PolicyEnum = Type.Enum(['none', 'quarantine', 'reject']);
+
+const DmarcDetails = Type.Object({
+  state: Type.Enum(['found', 'none', 'error']),
+  record_domain: Nullable(Type.String()),
+  inherited: Type.Boolean({ description: 'The record was found at a parent domain by the DNS Tree Walk.' }),
+  policy_tag: Nullable(Type.Enum(['p', 'sp'])),
+  requested_policy: Nullable(PolicyEnum),
+  effective_policy: Nullable(PolicyEnum),
+  testing: Type.Boolean(),
+  sub_policies_not_weaker: Type.Boolean(),
+  has_rua: Type.Boolean(),
+  tags: Type.Array(Type.Object({ name: Type.String(), value: Type.String() })),
+  destinations: Type.Array(ReportDestinationSchema),
+  lookups: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      result: Type.Enum(['record', 'none', 'multiple_records', 'invalid', 'error']),
+      aliases: Type.Array(Type.String()),
+    }),
+    { description: 'The DNS Tree Walk, in order (at most 8 names).' },
+  ),
+});
+
+const DkimKeySchema = Type.Object({
+  record: Type.String(),
+  state: Type.Enum(['valid', 'weak', 'too_short', 'revoked', 'invalid']),
+  key_type: Nullable(Type.Enum(['rsa', 'ed25519'])),
+  key_bits: Nullable(Type.Integer()),
+  testing: Type.Boolean(),
+  problem: Type.Optional(Type.String()),
+});
+
+const DkimDetails = Type.Object({
+  state: Type.Enum(['found', 'none', 'error']),
+  weakest: Nullable(Type.Enum(['strong', 'weak', 'too_short'])),
+  selectors: Type.Array(
+    Type.Object({
+      selector: Type.String(),
+      name: Type.String(),
+      result: Type.Enum(['key', 'none', 'error']),
+      aliases: Type.Array(Type.String()),
+      keys: Type.Array(DkimKeySchema),
+      error: Type.Optional(Type.String()),
+    }),
+    {
+      description:
+        'Selectors that returned a DKIM record or failed; all tested ones are in tested_dkim_selectors.',
+    },
+  ),
+});
+
+const MtaStsDetails = Type.Object({
+  state: Type.Enum(['none', 'invalid', 'policy', 'error', 'not_applicable']),
+  id: Nullable(Type.String()),
+  policy_url: Type.String(),
+  http_status: Nullable(Type.Integer()),
+  policy: Nullable(
+    Type.Object({
+      version: Nullable(Type.String()),
+      mode: Nullable(Type.Enum(['enforce', 'testing', 'none'])),
+      max_age: Nullable(Type.Integer()),
+      mx: Type.Array(Type.String()),
+    }),
+  ),
+  policy_text: Nullable(Type.String()),
+  all_mx_covered: Nullable(Type.Boolean()),
+  uncovered_mx: Type.Array(Type.String()),
+});
+
+const TlsRptDetails = Type.Object({
+  state: Type.Enum(['none', 'invalid', 'valid', 'error', 'not_applicable']),
+  rua: Type.Array(Type.String()),
+});
+
+const BimiDetails = Type.Object({
+  state: Type.Enum(['none', 'declined', 'invalid', 'record', 'error']),
+  selector: Nullable(Type.String()),
+  location: Nullable(Type.String({ description: 'l=: the SVG logo URL.' })),
+  authority: Nullable(Type.String({ description: 'a=: the VMC URL.' })),
+  dmarc_enforced: Nullable(Type.Boolean()),
+  svg: Nullable(
+    Type.Object({
+      url: Type.String(),
+      http_status: Nullable(Type.Integer()),
+      bytes: Nullable(Type.Integer()),
+      sha256: Nullable(Type.String()),
+      title: Nullable(Type.String()),
+      valid: Type.Boolean(),
+    }),
+  ),
+  vmc: Nullable(
+    Type.Object({
+      url: Type.String(),
+      http_status: Nullable(Type.Integer()),
+      valid: Type.Boolean(),
+      subject: Nullable(Type.String()),
+      issuer: Nullable(Type.String()),
+      not_before: Nullable(Type.String()),
+      not_after: Nullable(Type.String()),
+      domains: Type.Array(Type.String()),
+      bimi_eku: Type.Boolean(),
+      logotype: Type.Boolean(),
+    }),
+  ),
+});
+
+export const CheckSchema = Type.Object(
+  {
+    id: Type.Enum([...CHECK_IDS], { description: 'Its facts are in `details.<id>`.' }),
+    status: STATUS,
+    points: Type.Integer({ minimum: 0 }),
+    max_points: Type.Integer({
+      minimum: 0,
+      description:
+        'The weight of the check, or 0 when it is left out of the score (DNS failure, not applicable).',
+    }),
+    summary: Type.String(),
+    record: Type.Optional(Type.String({ description: 'The exact record text found.' })),
+    findings: Type.Array(FindingSchema),
+    breakdown: Type.Array(RuleSchema),
+  },
+  {
+    description:
+      'One check. Weights: mx 5 (RFC 5321, 7505), spf 20 (RFC 7208), dmarc 35 (RFC 9989), dkim 20 (RFC 6376, 8301, ' +
+      '8463), mta_sts 10 (RFC 8461), tls_rpt 5 (RFC 8460), bimi 5.',
+  },
+);
+
+export const CheckDetailsSchema = Type.Object(
+  {
+    mx: MxDetails,
+    spf: SpfDetails,
+    dmarc: DmarcDetails,
+    dkim: DkimDetails,
+    mta_sts: MtaStsDetails,
+    tls_rpt: TlsRptDetails,
+    bimi: BimiDetails,
+  },
+  {
+    description:
+      'What each check found, keyed by check id: the SPF tree, the DMARC walk, every DKIM key, ...',
+  },
+);
+
+export const EmailSecurityResponseSchema = Type.Object({
+  domain: Type.String({
+    description: 'The domain checked, normalized (lower case, A-labels, no trailing dot).',
+  }),
+  score: Type.Integer({ minimum: 0, maximum: 100 }),
+  grade: Type.Enum(['A', 'B', 'C', 'D', 'F'], {
+    description: 'A ≥ 90, B ≥ 75, C ≥ 60, D ≥ 40, else F; after caps.',
+  }),
+  scoring: Type.Object(
+    {
+      earned: Type.Integer({ minimum: 0, description: 'Σ checks[].points' }),
+      possible: Type.Integer({ minimum: 0, description: 'Σ checks[].max_points' }),
+      uncapped_score: Type.Integer({
+        minimum: 0,
+        maximum: 100,
+        description: 'round(100 × earned / possible), half up.',
+      }),
+      caps: Type.Array(
+        Type.Object({
+          check: Type.Enum([...CHECK_IDS]),
+          max_grade: Type.Enum(['C', 'D']),
+          max_score: Type.Integer(),
+          reason: Type.String(),
+        }),
+      ),
+      non_sending: Type.Boolean({
+        description: 'Null MX + "v=spf1 -all" + DMARC reject: DKIM, MTA-STS and TLS-RPT earn full points.',
+      }),
+      formula: Type.String(),
+    },
+    { description: 'How score follows from the checks: score = min(uncapped_score, every cap’s max_score).' },
+  ),
+  checks: Type.Array(CheckSchema, {
+    description: 'mx, spf, dmarc, dkim, mta_sts, tls_rpt, bimi, in this order.',
+  }),
+  details: CheckDetailsSchema,
+  mx: Type.Array(
+    Type.Object({
+      priority: Type.Integer({ minimum: 0 }),
+      exchange: Type.String({ description: '"." for a null MX.' }),
+      addresses: Type.Array(Type.String()),
+    }),
+  ),
+  tested_dkim_selectors: Type.Array(Type.String(), {
+    description: 'Every selector queried, in order: the caller’s, then the disclosed common list.',
+  }),
+  recommendations: Type.Array(
+    Type.Object({
+      check: Type.Enum([...CHECK_IDS]),
+      priority: Type.Enum(['high', 'medium', 'low']),
+      text: Type.String(),
+    }),
+    { description: 'Most valuable first.' },
+  ),
+  dns_queries: Type.Integer({
+    minimum: 0,
+    description: 'DNS questions asked for this check (answered from cache or not).',
+  }),
+  checked_at: Type.String({ format: 'date-time' }),
+  ...AttributionFields,
+});
+export type EmailSecurityResponse = Static<typeof EmailSecurityResponseSchema>;
+export type EmailCheck = Static<typeof CheckSchema>;
+export type EmailCheckDetails = Static<typeof CheckDetailsSchema>;

@@ -1,0 +1,368 @@
+/**
+ * GET /api/email-security: normalize the input, run every check with all
+ * independent DNS lookups in flight at once (the SPF tree one level at a
+ * time), fetch the MTA-STS policy and BIMI assets through outbound safety,
+ * score, and shape the answer. The whole answer is cached 300 s, keyed on the
+ * normalized domain and selectors; an answer with a failed lookup is not.
+ */
+import type { CachedLoader } from '../../cache/cached.js';
+import { badInput } from '../../errors.js';
+import type { DnsResolver } from '../../providers/dns/resolver.js';
+import { normalizeDomain } from '../dns/dns-target.js';
+import {
+  type BimiEvaluation,
+  type BimiLookup,
+  chooseBimiRecord,
+  evaluateBimi,
+  parseBimiRecord,
+  SVG_MAX_BYTES,
+  VMC_MAX_BYTES,
+} from './bimi.js';
+import { type DkimEvaluation, evaluateDkim } from './dkim.js';
+import { parseSelectors, selectorsToTest } from './dkim-selectors.js';
+import { type DmarcEvaluation, evaluateDmarc } from './dmarc.js';
+import type {
+  EmailCheck,
+  EmailCheckDetails,
+  EmailSecurityQuery,
+  EmailSecurityResponse,
+} from './email.schema.js';
+import { createMailDns } from './mail-dns.js';
+import {
+  evaluateMtaSts,
+  MTA_STS_MAX_BYTES,
+  type MtaStsEvaluation,
+  parseMtaStsRecord,
+  policyUrl,
+} from './mta-sts.js';
+import { evaluateMx, type MxEvaluation } from './mx.js';
+import { recommend } from './recommendations.js';
+import type { ResourceFetcher } from './resource-fetcher.js';
+import { type CheckScore, type ScoreResult, scoreEmailSecurity } from './score.js';
+import { evaluateSpf, SPF_LOOKUP_LIMIT, SPF_VOID_LIMIT, type SpfEvaluation } from './spf.js';
+import { evaluateTlsRpt, type TlsRptEvaluation } from './tls-rpt.js';
+import type { CheckId, CheckStatus, FetchOutcome, Finding } from './types.js';
+
+/** Seconds a complete answer is reused. */
+export const EMAIL_SECURITY_TTL = 300;
+
+export interface EmailSecurityInput {
+  domain: string;
+  /** The caller's DKIM selectors, normalized. */
+  selectors: string[];
+}
+
+export interface EmailSecurityDeps {
+  dns: Pick<DnsResolver, 'resolve'>;
+  fetcher: ResourceFetcher;
+  clock: () => number;
+}
+
+/** Validates `domain` and `selector`, or throws a 400 naming the parameter. */
+export function parseEmailSecurityInput(query: EmailSecurityQuery): EmailSecurityInput {
+  const domain = normalizeDomain(query.domain, { param: 'domain' });
+  const parsed = parseSelectors(query.selector);
+  if ('error' in parsed) throw badInput('selector', parsed.error);
+  for (const selector of parsed.selectors) {
+    // The DKIM owner name must still be a valid DNS name (RFC 1035 §2.3.4: 253 characters).
+    if (`${selector}._domainkey.${domain}`.length > 253)
+      throw badInput('selector', `"${selector}" is too long for ${domain}`);
+  }
+  return { domain, selectors: parsed.selectors };
+}
+
+export async function lookupEmailSecurity(
+  deps: EmailSecurityDeps & { loader: Pick<CachedLoader, 'load'> },
+  query: EmailSecurityQuery,
+): Promise<{ body: EmailSecurityResponse; cache: { hit: boolean; maxAge: number } }> {
+  const input = parseEmailSecurityInput(query);
+  const key = `email-security:${input.domain}:${input.selectors.join(',')}`;
+  const result = await deps.loader.load(key, async () => {
+    const body = await checkEmailSecurity(deps, input);
+    // A check left out for a DNS failure is a partial failure: never cached (ARCHITECTURE §1).
+    const partial = body.checks.some((c) => c.status === 'error');
+    return { value: body, ttl: partial ? 0 : EMAIL_SECURITY_TTL };
+  });
+  return { body: result.value, cache: { hit: result.hit, maxAge: result.maxAge } };
+}
+
+export async function checkEmailSecurity(
+  deps: EmailSecurityDeps,
+  input: EmailSecurityInput,
+): Promise<EmailSecurityResponse> {
+  const { domain } = input;
+  const dns = createMailDns(deps.dns);
+  const tested = selectorsToTest(input.selectors);
+  const bimiSelectors = [...new Set([...input.selectors, 'default'])];
+  // Whether the domain takes mail at all decides whether the MTA-STS policy is worth fetching;
+  // the MX question is shared (asked once) with the MX check.
+  const receivesMail = dns
+    .mx(domain)
+    .then(
+      (mx) =>
+        mx.kind !== 'answer' ||
+        (mx.rcode === 'NOERROR' && !(mx.records.length === 1 && mx.records[0]!.exchange === '.')),
+    );
+
+  const [mx, spf, dmarc, dkim, sts, tlsTxt, bimiInput] = await Promise.all([
+    evaluateMx(domain, dns),
+    evaluateSpf(domain, dns),
+    evaluateDmarc(domain, dns),
+    evaluateDkim(domain, tested, dns),
+    (async () => {
+      const [txt, mail] = await Promise.all([dns.txt(`_mta-sts.${domain}`), receivesMail]);
+      const wanted = mail && txt.kind === 'answer' && parseMtaStsRecord(txt.records).state === 'ok';
+      const fetched = wanted
+        ? await deps.fetcher({ url: policyUrl(domain), maxBytes: MTA_STS_MAX_BYTES })
+        : undefined;
+      return { txt, fetched };
+    })(),
+    dns.txt(`_smtp._tls.${domain}`),
+    fetchBimi(domain, bimiSelectors, dns, deps.fetcher),
+  ]);
+
+  const stats = dns.stats();
+  // Nothing answered at all: every resolver is failing, and that is a 502 with providers_tried.
+  if (stats.answered === 0 && stats.firstFailure) {
+    throw stats.firstFailure;
+  }
+
+  const exists = mx.state !== 'nxdomain';
+  const nullMx = mx.state === 'null_mx';
+  const mxHosts =
+    mx.state === 'present' ? mx.hosts.map((h) => h.exchange) : mx.state === 'none' ? [domain] : undefined;
+  const mtaSts =
+    nullMx || !exists ? notApplicableSts(domain, exists) : evaluateMtaSts({ domain, ...sts, mxHosts });
+  const tlsRpt = nullMx || !exists ? notApplicableTlsRpt(exists) : evaluateTlsRpt(domain, tlsTxt);
+  const dmarcEnforced =
+    dmarc.state === 'found'
+      ? dmarc.effectivePolicy === 'quarantine' || dmarc.effectivePolicy === 'reject'
+      : dmarc.state === 'none'
+        ? false
+        : undefined;
+  const bimi = evaluateBimi({ domain, ...bimiInput, dmarcEnforced, now: deps.clock() });
+
+  const score = scoreEmailSecurity({ exists, mx, spf, dmarc, dkim, mtaSts, tlsRpt, bimi });
+  const { checks, details } = buildChecks({
+    domain,
+    exists,
+    score,
+    mx,
+    spf,
+    dmarc,
+    dkim,
+    mtaSts,
+    tlsRpt,
+    bimi,
+  });
+  const source = stats.source ?? {
+    name: stats.providersTried[0]?.name ?? 'none',
+    id: stats.providersTried[0]?.id ?? 'none',
+  };
+  return {
+    domain,
+    score: score.score,
+    grade: score.grade,
+    scoring: {
+      earned: score.earned,
+      possible: score.possible,
+      uncapped_score: score.uncapped,
+      caps: score.caps,
+      non_sending: score.nonSending,
+      formula:
+        'score = min(round(100 × Σ points / Σ max_points), every cap’s max_score); grade A ≥ 90, B ≥ 75, C ≥ 60, D ≥ 40, else F',
+    },
+    checks,
+    details,
+    mx: mx.hosts.map((h) => ({ priority: h.priority, exchange: h.exchange, addresses: h.addresses })),
+    tested_dkim_selectors: dkim.tested,
+    recommendations: recommend({ domain, exists, score, mx, spf, dmarc, dkim, mtaSts, tlsRpt, bimi }),
+    dns_queries: stats.queries,
+    checked_at: new Date(deps.clock()).toISOString(),
+    source: source.name,
+    source_id: source.id,
+    providers_tried: stats.providersTried,
+  };
+}
+
+/** BIMI record lookups for every candidate selector at once, then the logo and VMC fetched together. */
+async function fetchBimi(
+  domain: string,
+  selectors: string[],
+  dns: ReturnType<typeof createMailDns>,
+  fetcher: ResourceFetcher,
+): Promise<{ lookups: BimiLookup[]; svg?: FetchOutcome; vmc?: FetchOutcome }> {
+  const lookups = await Promise.all(
+    selectors.map(async (selector) => {
+      const name = `${selector}._bimi.${domain}`;
+      return { selector, name, outcome: await dns.txt(name) };
+    }),
+  );
+  const chosen = chooseBimiRecord(lookups);
+  if (chosen?.records.length !== 1) return { lookups };
+  const parsed = parseBimiRecord(chosen.records[0]!);
+  if (!parsed.valid) return { lookups };
+  const [svg, vmc] = await Promise.all([
+    parsed.location ? fetcher({ url: parsed.location, maxBytes: SVG_MAX_BYTES + 1 }) : undefined,
+    parsed.authority ? fetcher({ url: parsed.authority, maxBytes: VMC_MAX_BYTES }) : undefined,
+  ]);
+  return { lookups, svg, vmc };
+}
+
+function notApplicableSts(domain: string, exists: boolean): MtaStsEvaluation {
+  return {
+    state: 'not_applicable',
+    record: null,
+    id: null,
+    policy_url: policyUrl(domain),
+    http_status: null,
+    policy: null,
+    policy_text: null,
+    allMxCovered: undefined,
+    uncovered_mx: [],
+    status: 'not_applicable',
+    summary: exists
+      ? 'Null MX: the domain receives no mail, so MTA-STS does not apply.'
+      : 'The domain does not exist, so MTA-STS does not apply.',
+    findings: [],
+  };
+}
+
+function notApplicableTlsRpt(exists: boolean): TlsRptEvaluation {
+  return {
+    state: 'not_applicable',
+    record: null,
+    rua: [],
+    status: 'not_applicable',
+    summary: exists
+      ? 'Null MX: the domain receives no mail, so TLS-RPT does not apply.'
+      : 'The domain does not exist, so TLS-RPT does not apply.',
+    findings: [],
+  };
+}
+
+interface CheckParts {
+  domain: string;
+  exists: boolean;
+  score: ScoreResult;
+  mx: MxEvaluation;
+  spf: SpfEvaluation;
+  dmarc: DmarcEvaluation;
+  dkim: DkimEvaluation;
+  mtaSts: MtaStsEvaluation;
+  tlsRpt: TlsRptEvaluation;
+  bimi: BimiEvaluation;
+}
+
+interface Presented {
+  status: CheckStatus;
+  summary: string;
+  findings: Finding[];
+}
+
+/**
+ * What a check says, after the two domain-wide overrides: a domain that does
+ * not exist (every check fails or does not apply), and a non-sending domain
+ * (DKIM, MTA-STS and TLS-RPT do not apply and earn their points).
+ */
+function presented(id: CheckId, own: Presented, parts: CheckParts): Presented {
+  if (!parts.exists && id !== 'mx') {
+    const na = id === 'mta_sts' || id === 'tls_rpt' || id === 'bimi';
+    return {
+      status: na ? 'not_applicable' : 'fail',
+      summary: `${parts.domain} does not exist (NXDOMAIN)${na ? ', so this does not apply' : ''}.`,
+      findings: [],
+    };
+  }
+  if (parts.score.nonSending && (id === 'dkim' || id === 'mta_sts' || id === 'tls_rpt')) {
+    return {
+      status: 'not_applicable',
+      summary: 'Non-sending domain (null MX, "v=spf1 -all", DMARC reject): not applicable, full points.',
+      findings: [
+        {
+          severity: 'info',
+          message: 'The domain neither sends nor receives mail and says so in MX, SPF and DMARC.',
+          rfc: 'RFC 7505, RFC 7208, RFC 9989',
+        },
+      ],
+    };
+  }
+  return { status: own.status, summary: own.summary, findings: own.findings };
+}
+
+function common(id: CheckId, own: Presented, record: string | null, parts: CheckParts) {
+  const score: CheckScore = parts.score.checks[id];
+  return {
+    ...presented(id, own, parts),
+    points: score.points,
+    max_points: score.max_points,
+    breakdown: score.breakdown,
+    ...(record !== null ? { record } : {}),
+  };
+}
+
+function buildChecks(parts: CheckParts): { checks: EmailCheck[]; details: EmailCheckDetails } {
+  const { mx, spf, dmarc, dkim, mtaSts, tlsRpt, bimi } = parts;
+  const checks: EmailCheck[] = [
+    { id: 'mx', ...common('mx', mx, null, parts) },
+    { id: 'spf', ...common('spf', spf, spf.record, parts) },
+    { id: 'dmarc', ...common('dmarc', dmarc, dmarc.record, parts) },
+    { id: 'dkim', ...common('dkim', dkim, dkim.record, parts) },
+    { id: 'mta_sts', ...common('mta_sts', mtaSts, mtaSts.record, parts) },
+    { id: 'tls_rpt', ...common('tls_rpt', tlsRpt, tlsRpt.record, parts) },
+    { id: 'bimi', ...common('bimi', bimi, bimi.record, parts) },
+  ];
+  const details: EmailCheckDetails = {
+    mx: { state: mx.state, implicit_mx_addresses: mx.implicitAddresses },
+    spf: {
+      state: spf.state,
+      record_count: spf.recordCount,
+      valid: spf.valid,
+      within_limits: spf.withinLimits,
+      permerror: spf.permerror,
+      lookup_count: spf.lookupCount,
+      lookup_limit: SPF_LOOKUP_LIMIT,
+      lookup_count_complete: spf.lookupCountComplete,
+      void_lookup_count: spf.voidLookupCount,
+      void_lookup_limit: SPF_VOID_LIMIT,
+      effective_all: spf.effectiveAll,
+      tree: spf.tree,
+    },
+    dmarc: {
+      state: dmarc.state,
+      record_domain: dmarc.recordDomain,
+      inherited: dmarc.inherited,
+      policy_tag: dmarc.policyTag,
+      requested_policy: dmarc.requestedPolicy,
+      effective_policy: dmarc.effectivePolicy,
+      testing: dmarc.testing,
+      sub_policies_not_weaker: dmarc.subPoliciesNotWeaker,
+      has_rua: dmarc.hasRua,
+      tags: dmarc.parsed?.tags ?? [],
+      destinations: dmarc.destinations,
+      lookups: dmarc.lookups,
+    },
+    dkim: { state: dkim.state, weakest: dkim.weakest, selectors: dkim.selectors },
+    mta_sts: {
+      state: mtaSts.state,
+      id: mtaSts.id,
+      policy_url: mtaSts.policy_url,
+      http_status: mtaSts.http_status,
+      policy: mtaSts.policy,
+      policy_text: mtaSts.policy_text,
+      all_mx_covered: mtaSts.allMxCovered ?? null,
+      uncovered_mx: mtaSts.uncovered_mx,
+    },
+    tls_rpt: { state: tlsRpt.state, rua: tlsRpt.rua },
+    bimi: {
+      state: bimi.state,
+      selector: bimi.selector,
+      location: bimi.location,
+      authority: bimi.authority,
+      dmarc_enforced: bimi.dmarcEnforced ?? null,
+      svg: bimi.svg,
+      vmc: bimi.vmc,
+    },
+  };
+  return { checks, details };
+}

@@ -1,0 +1,193 @@
+/**
+ * BIMI: the assertion record, the SVG Tiny PS checks, the VMC checks and the
+ * DMARC-enforcement prerequisite.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  type BimiInput,
+  checkSvg,
+  checkVmc,
+  evaluateBimi,
+  parseBimiRecord,
+} from '../../../../src/features/email/bimi.js';
+import type { FetchOutcome } from '../../../../src/features/email/types.js';
+import { fixtureText } from '../../../fixtures/email/zones.js';
+import { issueVmc } from './vmc-fixture.js';
+
+const svg = (text: string) => checkSvg(Buffer.from(text), false);
+const GOOD = fixtureText('logo.svg');
+
+describe('BIMI record', () => {
+  it('parses l= and a= HTTPS URLs; empty both is a declination', () => {
+    expect(parseBimiRecord('v=BIMI1; l=https://x.test/l.svg; a=https://x.test/a.pem')).toMatchObject({
+      valid: true,
+      declined: false,
+      location: 'https://x.test/l.svg',
+      authority: 'https://x.test/a.pem',
+    });
+    expect(parseBimiRecord('v=BIMI1; l=; a=;')).toMatchObject({ valid: true, declined: true });
+  });
+
+  it.each([
+    ['v=BIMI1; l=http://x.test/l.svg', 'l=http://x.test/l.svg must use https.'],
+    ['v=BIMI1; l=https://x.test/a.svg,https://x.test/b.svg', 'l= must be a single URI.'],
+    ['v=BIMI1; l=not a url', 'l=not a url is not a URL.'],
+    ['v=BIMI1; l=https://x.test/l.svg; l=https://x.test/m.svg', 'Tag l appears more than once.'],
+  ])('%s is invalid', (record, message) => {
+    const parsed = parseBimiRecord(record);
+    expect(parsed.valid).toBe(false);
+    expect(parsed.findings.map((f) => f.message)).toContain(message);
+  });
+});
+
+describe('BIMI SVG (SVG Tiny PS)', () => {
+  it('accepts a conforming logo and reads its title', () => {
+    expect(svg(GOOD)).toEqual({ valid: true, title: 'Strong Example', findings: [] });
+  });
+
+  it('finds every problem in a non-conforming logo', () => {
+    const result = svg(fixtureText('logo-bad.svg'));
+    expect(result.valid).toBe(false);
+    expect(result.findings.map((f) => `${f.severity}: ${f.message}`)).toEqual([
+      'error: The root <svg> must have version="1.2", not "1.1".',
+      'error: The root <svg> must have baseProfile="tiny-ps".',
+      'error: The root <svg> must not have an x= attribute.',
+      'error: The root <svg> must not have a y= attribute.',
+      'error: The SVG must have a non-empty <title>.',
+      'error: <script> is not allowed.',
+      'error: <image xlink:href="https://tracker.example/pixel.png"> refers to an external resource.',
+      'error: Event handler attribute onclick= on <rect> is not allowed.',
+      'warning: The logo is 64×32; BIMI logos should be square.',
+    ]);
+  });
+
+  it('refuses DOCTYPE/ENTITY declarations, url() references and oversized files', () => {
+    expect(
+      svg(`<!DOCTYPE svg [<!ENTITY x "y">]>${GOOD.replace(/^<\?xml[^>]*>\n/, '')}`).findings[0]!.message,
+    ).toBe('DOCTYPE and ENTITY declarations are not allowed.');
+    expect(
+      svg(GOOD.replace('fill="#1a4d8f"', 'fill="url(https://x.test/p.svg#g)"')).findings.map(
+        (f) => f.message,
+      ),
+    ).toEqual(['The SVG refers to an external resource (url() or @import).']);
+    expect(svg(GOOD.replace('fill="#1a4d8f"', 'fill="url(#g)"')).valid).toBe(true);
+    expect(checkSvg(Buffer.alloc(33 * 1024, 0x20), false).findings.map((f) => f.message)).toEqual([
+      'The SVG is larger than 32 KB.',
+    ]);
+    expect(checkSvg(Buffer.from(GOOD), true).valid).toBe(false);
+    expect(svg('<html><body>hi</body></html>').findings.map((f) => f.message)).toEqual([
+      'The file is not an SVG document (its root element is not <svg>).',
+    ]);
+  });
+});
+
+describe('VMC', () => {
+  const now = Date.now();
+
+  it('a chain with the BIMI EKU naming the domain, in its dates, is valid (the MVA root is not checked, and it says so)', async () => {
+    const result = checkVmc(await issueVmc({ domains: ['brand.test'] }), 'brand.test', now);
+    expect(result.valid).toBe(true);
+    expect(result.report).toMatchObject({ bimi_eku: true, logotype: true, domains: ['brand.test'] });
+    expect(result.findings.map((f) => f.severity)).toEqual(['info']);
+  });
+
+  it('finds an expired, misnamed, non-BIMI certificate with a broken chain', async () => {
+    const pem = await issueVmc({
+      domains: ['other.test'],
+      bimiEku: false,
+      logotype: false,
+      wrongIssuer: true,
+      notBefore: new Date(now - 10 * 86_400_000),
+      notAfter: new Date(now - 86_400_000),
+    });
+    const result = checkVmc(pem, 'brand.test', now);
+    expect(result.valid).toBe(false);
+    expect(result.findings.map((f) => f.message.replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/, '<date>'))).toEqual([
+      'The VMC expired on <date>.',
+      'The certificate lacks the BIMI extended key usage (1.3.6.1.5.5.7.3.31): it is not a VMC.',
+      'The VMC does not name brand.test (it names other.test).',
+      'Certificate 1 of the chain is not signed by certificate 2.',
+      'The VMC has no logotype extension holding the mark.',
+      'The chain was checked for consistency; its root was not checked against the Mark Verifying Authorities.',
+    ]);
+  });
+
+  it('not a certificate at all', () => {
+    expect(checkVmc('<html>', 'brand.test', now).findings.map((f) => f.message)).toEqual([
+      'The a= URL does not serve a PEM certificate.',
+    ]);
+  });
+});
+
+describe('BIMI evaluation', () => {
+  const record = (text: string): BimiInput['lookups'] => [
+    {
+      selector: 'default',
+      name: 'default._bimi.brand.test',
+      outcome: { kind: 'answer', rcode: 'NOERROR', records: [text], aliases: [] },
+    },
+  ];
+  const ok = (body: string): FetchOutcome => ({
+    ok: true,
+    response: { status: 200, headers: {}, body: Buffer.from(body), truncated: false },
+  });
+
+  it('DMARC at enforcement is a prerequisite: without it the check fails', () => {
+    const result = evaluateBimi({
+      domain: 'brand.test',
+      lookups: record('v=BIMI1; l=https://brand.test/l.svg'),
+      svg: ok(GOOD),
+      dmarcEnforced: false,
+      now: Date.now(),
+    });
+    expect(result).toMatchObject({ state: 'record', status: 'fail', svgValid: true, vmcValid: false });
+    expect(result.findings.map((f) => f.message)).toContain(
+      'BIMI requires DMARC at quarantine or reject (without t=y); receivers will not show the logo.',
+    );
+  });
+
+  it('a record with a good logo but no VMC is a warning', () => {
+    const result = evaluateBimi({
+      domain: 'brand.test',
+      lookups: record('v=BIMI1; l=https://brand.test/l.svg; a='),
+      svg: ok(GOOD),
+      dmarcEnforced: true,
+      now: Date.now(),
+    });
+    expect(result).toMatchObject({ status: 'warn', recordValid: true, svgValid: true, vmcValid: false });
+    expect(result.svg).toMatchObject({
+      url: 'https://brand.test/l.svg',
+      http_status: 200,
+      title: 'Strong Example',
+      valid: true,
+    });
+  });
+
+  it('uses the first candidate selector that has a record', () => {
+    const result = evaluateBimi({
+      domain: 'brand.test',
+      lookups: [
+        {
+          selector: 'mine',
+          name: 'mine._bimi.brand.test',
+          outcome: { kind: 'answer', rcode: 'NXDOMAIN', records: [], aliases: [] },
+        },
+        ...record('v=BIMI1; l=; a='),
+      ],
+      dmarcEnforced: true,
+      now: Date.now(),
+    });
+    expect(result).toMatchObject({ selector: 'default', state: 'declined', status: 'info' });
+  });
+
+  it('a logo host that cannot be resolved (DNS failure) leaves the SVG points unknown, not failed', () => {
+    const result = evaluateBimi({
+      domain: 'brand.test',
+      lookups: record('v=BIMI1; l=https://brand.test/l.svg'),
+      svg: { ok: false, reason: 'DNS lookup failed', temporary: true },
+      dmarcEnforced: true,
+      now: Date.now(),
+    });
+    expect(result.svgValid).toBeUndefined();
+  });
+});

@@ -1,0 +1,160 @@
+/**
+ * A DnsResolver stand-in for unit tests: answers from fixture zones with the
+ * fake DNS server's own `lookup` (CNAMEs followed, NXDOMAIN vs NODATA), no
+ * sockets. `fail` makes chosen questions fail the way the real resolver does
+ * when every provider fails (a 502 AppError with providers_tried), and
+ * `asked` records every question in order.
+ */
+import { upstreamFailed } from '../../../../src/errors.js';
+import type { ChainResult } from '../../../../src/providers/chain.js';
+import type { DnsResolver } from '../../../../src/providers/dns/resolver.js';
+import type { DnsAnswer, DnsRecordType, DnsRR } from '../../../../src/providers/dns/types.js';
+import { lookup } from '../../../fakes/dns-server.js';
+import type { FakeRecord, FakeZone } from '../../../fakes/dns-zones.js';
+
+export interface ZoneResolver extends Pick<DnsResolver, 'resolve'> {
+  asked: { name: string; type: DnsRecordType }[];
+}
+
+export const FAKE_PROVIDER = { id: 'doh-fake', name: 'Fake DoH' };
+
+export function zoneResolver(
+  zones: readonly FakeZone[],
+  opts: { fail?: (name: string, type: DnsRecordType) => boolean; gate?: RoundGate } = {},
+): ZoneResolver {
+  const asked: ZoneResolver['asked'] = [];
+  return {
+    asked,
+    async resolve(name: string, type: DnsRecordType): Promise<ChainResult<DnsAnswer>> {
+      const qname = name.toLowerCase().replace(/\.$/, '');
+      asked.push({ name: qname, type });
+      if (opts.gate) await opts.gate.wait();
+      if (opts.fail?.(qname, type)) {
+        throw upstreamFailed('dns', [
+          { ...FAKE_PROVIDER, status: 'failed', error: 'timeout: no answer within 5000 ms' },
+        ]);
+      }
+      const result = lookup(zones, qname, type);
+      if (result.rcode === 'REFUSED' || result.rcode === 'SERVFAIL') {
+        throw upstreamFailed('dns', [
+          { ...FAKE_PROVIDER, status: 'failed', error: `upstream_error: ${result.rcode}` },
+        ]);
+      }
+      const value: DnsAnswer = {
+        rcode: result.rcode,
+        flags: { aa: false, tc: false, rd: true, ra: true, ad: false, cd: false },
+        answers: result.answers.map(toRR),
+        authorities: result.authorities.map(toRR),
+        ede: [],
+      };
+      return {
+        value,
+        source: FAKE_PROVIDER.name,
+        source_id: FAKE_PROVIDER.id,
+        providers_tried: [{ ...FAKE_PROVIDER, status: 'ok' }],
+        cache: { hit: false, maxAge: 0 },
+      };
+    },
+  };
+}
+
+function toRR(r: FakeRecord): DnsRR {
+  const base = { name: r.name.toLowerCase(), ttl: r.ttl ?? 300 };
+  switch (r.type) {
+    case 'A':
+    case 'AAAA':
+      return { ...base, type: r.type, data: { address: String(r.data) } };
+    case 'CNAME':
+      return { ...base, type: 'CNAME', data: { target: String(r.data).toLowerCase() } };
+    case 'MX': {
+      const mx = r.data as { preference: number; exchange: string };
+      return {
+        ...base,
+        type: 'MX',
+        data: { priority: mx.preference, exchange: mx.exchange === '' ? '.' : mx.exchange.toLowerCase() },
+      };
+    }
+    case 'TXT': {
+      const strings = (Array.isArray(r.data) ? r.data : [r.data]).map(String);
+      return { ...base, type: 'TXT', data: { text: strings.join(''), strings } };
+    }
+    case 'SOA': {
+      const soa = r.data as {
+        mname: string;
+        rname: string;
+        serial: number;
+        refresh: number;
+        retry: number;
+        expire: number;
+        minimum: number;
+      };
+      return { ...base, type: 'SOA', data: soa };
+    }
+    default:
+      throw new Error(`zoneResolver: no conversion for ${r.type}`);
+  }
+}
+
+/**
+ * Holds every DNS question until the test releases a round: all questions
+ * in flight at once are answered together, like queries sent in parallel
+ * whose answers arrive after one round trip. The number of rounds a lookup
+ * needs is then its wall time in round trips, measured without a clock.
+ */
+export class RoundGate {
+  #waiting: (() => void)[] = [];
+  /** Rounds released so far. */
+  rounds = 0;
+  /** The largest number of questions answered in one round. */
+  widest = 0;
+
+  wait(): Promise<void> {
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  /** Runs `work` to completion, answering everything in flight each time nothing else can move. */
+  async run<T>(work: Promise<T>): Promise<T> {
+    let settled = false;
+    const done = work.finally(() => {
+      settled = true;
+    });
+    done.catch(() => {});
+    for (;;) {
+      // Let every continuation run, so all questions of this round are asked before it is answered.
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+      if (settled) return done;
+      const batch = this.#waiting;
+      if (batch.length === 0) throw new Error('RoundGate: work is stuck with no question in flight');
+      this.#waiting = [];
+      this.rounds += 1;
+      this.widest = Math.max(this.widest, batch.length);
+      for (const release of batch) release();
+    }
+  }
+}
+
+/** A zone for a unit test: `[name, type, data]` rows, TXT data as plain text (split into 255-octet strings). */
+export function makeZone(origin: string, rows: [string, string, unknown][]): FakeZone {
+  return {
+    origin,
+    ttl: 300,
+    soa: {
+      ttl: 300,
+      mname: `ns.${origin}`,
+      rname: `hostmaster.${origin}`,
+      serial: 1,
+      refresh: 3600,
+      retry: 600,
+      expire: 86400,
+      minimum: 60,
+    },
+    records: rows.map(([name, type, data]) => ({
+      name,
+      type,
+      data: type === 'TXT' && typeof data === 'string' ? (data.match(/[\s\S]{1,255}/g) ?? ['']) : data,
+    })),
+  };
+}
+
+/** The .test top-level zone, so lookups that leave every fixture zone end in NXDOMAIN rather than REFUSED. */
+export const TLD_ZONE = makeZone('test', []);
