@@ -12,8 +12,10 @@ import dnsRoutes from './dns/dns.route.js';
 import emailRoutes from './email/email.route.js';
 import globalDnsRoutes from './global-dns/global-dns.route.js';
 import healthRoutes from './health/health.route.js';
+import inspectRoutes from './inspect/inspect.route.js';
 import providersRoutes from './providers/providers.route.js';
 import rdapRoutes from './rdap/rdap.route.js';
+import tlsRoutes from './tls/tls.route.js';
 
 export type Feature = (app: FastifyInstance, opts: { ctx: AppContext }) => Promise<void>;
 
@@ -26,4 +28,6 @@ export const features: Feature[] = [
   emailRoutes,
   globalDnsRoutes,
   ctRoutes,
+  inspectRoutes,
+  tlsRoutes,
 ];

@@ -12,7 +12,8 @@
  *   const socket = await safeTlsConnect('example.com', { resolver, allowCidrs, timeoutMs: 5000 });
  *   try { ... socket.getPeerX509Certificate() ... } finally { socket.destroy(); }
  */
-import { connect as tcpConnect } from 'node:net';
+import { type Socket, connect as tcpConnect } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { type ConnectionOptions, type TLSSocket, connect as tlsConnect } from 'node:tls';
 import { AppError } from '../errors.js';
 import { TargetError, type TargetStage, UnsafeTargetError } from './errors.js';
@@ -52,6 +53,12 @@ export interface SafeTlsOptions {
    * there in time ('OCSPResponse', 'keylog').
    */
   onSocket?: (socket: TLSSocket) => void;
+  /**
+   * Puts a stream of the caller's between the TCP socket and TLS; called after the TCP connect.
+   * It must pass bytes through unchanged both ways and destroy `tcp` when it is destroyed. GET
+   * /api/tls reads the server's raw records through it (the certificate list exactly as sent).
+   */
+  wrapSocket?: (tcp: Socket) => Duplex;
   /** The parameter named in 400 messages. Default 'target'. */
   param?: string;
 }
@@ -162,7 +169,7 @@ function handshake(
       stage = 'tls handshake';
       tls = tlsConnect({
         ...opts.tls,
-        socket: tcp,
+        socket: opts.wrapSocket ? opts.wrapSocket(tcp) : tcp,
         // With a socket given, Node checks the certificate against servername, else `host`, else
         // "localhost"; `host` must be the address so a literal is verified against itself.
         host: pin.address,

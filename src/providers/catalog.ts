@@ -65,6 +65,15 @@ export function providerCatalog(config: Config) {
       access: 'none',
       endpoint: config.ripestatUrl,
     }),
+    cymru: info({
+      id: 'cymru',
+      name: 'Team Cymru IP to ASN mapping (DNS)',
+      capabilities: ['routing'],
+      docs_url: 'https://www.team-cymru.com/ip-asn-mapping',
+      access: 'none',
+      // Asked through the service's own DNS client (DNS_RESOLVERS), so there is no URL to configure.
+      endpoint: 'origin.asn.cymru.com via DNS',
+    }),
     relayRanges: info({
       id: 'apple-private-relay',
       name: 'iCloud Private Relay egress ranges',

@@ -36,6 +36,28 @@ export interface IssueOptions {
   selfSigned?: boolean;
   /** Subject CN. Default: the first DNS name, else the first IP, else "netdiag test leaf". */
   commonName?: string;
+  /** Sign with this intermediate (from `issueIntermediate`) instead of the test CA. */
+  issuer?: TestIssuer;
+}
+
+/** An intermediate CA under the test CA: serve `certPem` after the leaf to send a full chain. */
+export interface TestIssuer extends IssuedCert {
+  readonly signer: Signer;
+}
+
+export interface IntermediateOptions {
+  /** Default "netdiag test intermediate". */
+  commonName?: string;
+  /** Default: a day ago (or 30 days before `notAfter` when that is in the past). */
+  notBefore?: Date;
+  /** Default: 180 days from now. */
+  notAfter?: Date;
+}
+
+/** The certificate and key an intermediate signs with. */
+export interface Signer {
+  certificate: x509.X509Certificate;
+  privateKey: webcrypto.CryptoKey;
 }
 
 export interface TestPki {
@@ -46,6 +68,8 @@ export interface TestPki {
   server: IssuedCert;
   /** Issues a further certificate, e.g. expired, for the wrong name, or self-signed. */
   issue(opts: IssueOptions): Promise<IssuedCert>;
+  /** Issues an intermediate CA certificate signed by the test CA, for `issue({ issuer })`. */
+  issueIntermediate(opts?: IntermediateOptions): Promise<TestIssuer>;
 }
 
 const KEY_ALGORITHM: webcrypto.EcKeyGenParams = { name: 'ECDSA', namedCurve: 'P-256' };
@@ -80,12 +104,14 @@ async function createTestPki(): Promise<TestPki> {
     keys: caKeys,
     signingAlgorithm: SIGNING_ALGORITHM,
     extensions: [
-      new x509.BasicConstraintsExtension(true, 0, true),
+      // pathLenConstraint 1: one intermediate may sit between the CA and a leaf (RFC 5280 §4.2.1.9).
+      new x509.BasicConstraintsExtension(true, 1, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
       await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
     ],
   });
   const caPem = caCert.toString('pem');
+  const caSigner: Signer = { certificate: caCert, privateKey: caKeys.privateKey };
 
   const issue = async (opts: IssueOptions): Promise<IssuedCert> => {
     const keys = await generateKeys();
@@ -108,6 +134,7 @@ async function createTestPki(): Promise<TestPki> {
     if (altNames.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension(altNames));
 
     const subject = `CN=${escapeRdnValue(commonName)}`;
+    const signer = opts.issuer?.signer ?? caSigner;
     const cert = opts.selfSigned
       ? await x509.X509CertificateGenerator.createSelfSigned({
           serialNumber: randomSerial(),
@@ -121,20 +148,49 @@ async function createTestPki(): Promise<TestPki> {
       : await x509.X509CertificateGenerator.create({
           serialNumber: randomSerial(),
           subject,
-          issuer: caCert.subject,
+          issuer: signer.certificate.subject,
           notBefore,
           notAfter,
           publicKey: keys.publicKey,
-          signingKey: caKeys.privateKey,
+          signingKey: signer.privateKey,
           signingAlgorithm: SIGNING_ALGORITHM,
-          extensions: [...extensions, await x509.AuthorityKeyIdentifierExtension.create(caCert)],
+          extensions: [...extensions, await x509.AuthorityKeyIdentifierExtension.create(signer.certificate)],
         });
     return { certPem: cert.toString('pem'), keyPem: await privateKeyPem(keys.privateKey) };
   };
 
+  const issueIntermediate = async (opts: IntermediateOptions = {}): Promise<TestIssuer> => {
+    const keys = await generateKeys();
+    const now = Date.now();
+    const notAfter = opts.notAfter ?? new Date(now + 180 * DAY_MS);
+    const notBefore = opts.notBefore ?? new Date(Math.min(now - DAY_MS, notAfter.getTime() - 30 * DAY_MS));
+    const certificate = await x509.X509CertificateGenerator.create({
+      serialNumber: randomSerial(),
+      subject: `CN=${escapeRdnValue(opts.commonName ?? 'netdiag test intermediate')}, O=netdiag tests`,
+      issuer: caCert.subject,
+      notBefore,
+      notAfter,
+      publicKey: keys.publicKey,
+      signingKey: caKeys.privateKey,
+      signingAlgorithm: SIGNING_ALGORITHM,
+      // A CA that may issue leaves only (pathLenConstraint 0), as issuing intermediates of public CAs are.
+      extensions: [
+        new x509.BasicConstraintsExtension(true, 0, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+        await x509.AuthorityKeyIdentifierExtension.create(caCert),
+      ],
+    });
+    return {
+      certPem: certificate.toString('pem'),
+      keyPem: await privateKeyPem(keys.privateKey),
+      signer: { certificate, privateKey: keys.privateKey },
+    };
+  };
+
   const server = await issue({ dnsNames: SERVER_DNS_NAMES, ips: SERVER_IPS });
 
-  return { caPem, caFile: writeCaFile(caPem), server, issue };
+  return { caPem, caFile: writeCaFile(caPem), server, issue, issueIntermediate };
 }
 
 /**

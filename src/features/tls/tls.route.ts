@@ -1,0 +1,35 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { errorResponses } from '../shared.schema.js';
+import { TlsQuerySchema, TlsResponseSchema } from './tls.schema.js';
+import { inspectTls } from './tls.service.js';
+
+export default async function tlsRoutes(base: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    '/api/tls',
+    {
+      config: { expensive: true },
+      schema: {
+        tags: ['tls'],
+        summary: 'The certificate and TLS parameters a host serves on port 443, from one live handshake',
+        description:
+          'One TLS handshake with HOST:443 (SNI = HOST; none for an IP literal), offering TLS 1.0 to 1.3 so that ' +
+          'old protocols are seen and reported. Returns the connection (protocol, IANA cipher name, ALPN, ' +
+          'ephemeral key, forward secrecy, OCSP stapling, OpenSSL verification result, name match), the leaf ' +
+          'certificate, the chain exactly as the server sent it (read from the Certificate message) with chain ' +
+          'findings, and every finding with a severity. A target that is or resolves to a non-public address is ' +
+          'refused with 400 before any connection. A refused, timed-out or failed handshake is a 502 whose ' +
+          '`error` names the stage (dns, connect, tls handshake). Cached 300 s per host; failures are not cached.',
+        querystring: TlsQuerySchema,
+        response: { 200: TlsResponseSchema, ...errorResponses(400, 429, 502) },
+      },
+    },
+    async (request, reply) => {
+      const { tls, cache } = await inspectTls(request.query.target, ctx);
+      reply.cacheable(cache);
+      return { tls };
+    },
+  );
+}
