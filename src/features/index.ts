@@ -13,6 +13,7 @@ import emailRoutes from './email/email.route.js';
 import globalDnsRoutes from './global-dns/global-dns.route.js';
 import healthRoutes from './health/health.route.js';
 import inspectRoutes from './inspect/inspect.route.js';
+import ipRoutes from './ip/ip.route.js';
 import providersRoutes from './providers/providers.route.js';
 import rdapRoutes from './rdap/rdap.route.js';
 import tlsRoutes from './tls/tls.route.js';
@@ -28,6 +29,7 @@ export const features: Feature[] = [
   emailRoutes,
   globalDnsRoutes,
   ctRoutes,
+  ipRoutes,
   inspectRoutes,
   tlsRoutes,
 ];

@@ -3,12 +3,24 @@
  * defaults and shuts down cleanly on SIGTERM.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 describe('src/server.ts', () => {
   it('serves on its defaults and exits 0 on SIGTERM after closing', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      env: {
+        PATH: process.env.PATH,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        // Embedded defaults otherwise, but no test reaches the internet: background list downloads go to a closed port.
+        RELAY_RANGES_URL: 'https://127.0.0.1:9/egress-ip-ranges.csv',
+        TOR_EXIT_LIST_URL: 'https://127.0.0.1:9/torbulkexitlist',
+        LIST_CACHE_DIR: mkdtempSync(join(tmpdir(), 'netdiag-lists-')),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const lines: Record<string, unknown>[] = [];

@@ -1,0 +1,127 @@
+/**
+ * The two relay families ip-privacy matches against, each a ListSource kept
+ * fresh in the background: iCloud Private Relay's egress geofeed
+ * (RELAY_RANGES_URL, or RELAY_RANGES_FILE) and the Tor bulk exit list
+ * (TOR_EXIT_LIST_URL).
+ *
+ * A match in any loaded list is an answer. "No match" is only an answer when
+ * every list has loaded: before that the verdict is unknown, never a false
+ * "not a relay".
+ */
+import type { Clock } from '../../cache/types.js';
+import type { Config } from '../../config/index.js';
+import type { ProviderCatalog } from '../catalog.js';
+import type { HttpClient } from '../http-client.js';
+import type { ProviderRegistry } from '../registry.js';
+import type { ParsedIp } from './ip-number.js';
+import { type ListLogger, ListSource, type ParsedList, type Scheduler } from './list-source.js';
+import { type EgressRegion, parseExitList, parseGeofeed, type RelayIndex } from './relay-index.js';
+
+export type RelayProvider = 'iCloud Private Relay' | 'Tor';
+
+export interface RelayMatch {
+  provider: RelayProvider;
+  prefix: string;
+  egress_region: EgressRegion | null;
+}
+
+export interface RelayListStatus {
+  provider: RelayProvider;
+  /** Rows in the copy in use; 0 before the first load. */
+  entries: number;
+  /** ISO time the copy in use was last fetched or confirmed unchanged; null before the first load. */
+  updated_at: string | null;
+  source_url: string;
+  loaded: boolean;
+}
+
+/** A match, a definite "no match" (null), or undefined while a list that could match has not loaded. */
+export type RelayVerdict = RelayMatch | null | undefined;
+
+interface Family {
+  provider: RelayProvider;
+  source: ListSource<RelayIndex>;
+}
+
+export class RelayLists {
+  readonly #families: readonly Family[];
+
+  constructor(families: readonly Family[]) {
+    this.#families = families;
+  }
+
+  classify(ip: ParsedIp): RelayVerdict {
+    let complete = true;
+    for (const { provider, source } of this.#families) {
+      const snapshot = source.current;
+      if (!snapshot) {
+        complete = false;
+        continue;
+      }
+      const hit = snapshot.data.lookup(ip);
+      if (hit) return { provider, ...hit };
+    }
+    return complete ? null : undefined;
+  }
+
+  status(): RelayListStatus[] {
+    return this.#families.map(({ provider, source }) => {
+      const snapshot = source.current;
+      return {
+        provider,
+        entries: snapshot?.entries ?? 0,
+        updated_at: snapshot ? new Date(snapshot.updatedAt).toISOString() : null,
+        source_url: snapshot?.source ?? source.sourceUrl,
+        loaded: snapshot !== undefined,
+      };
+    });
+  }
+
+  /** Local copies are loaded before this resolves; downloads continue in the background. */
+  async start(): Promise<void> {
+    await Promise.all(this.#families.map(({ source }) => source.start()));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.#families.map(({ source }) => source.close()));
+  }
+}
+
+export interface RelayListsDeps {
+  config: Pick<Config, 'relayRangesUrl' | 'relayRangesFile' | 'torExitListUrl' | 'listCacheDir'>;
+  catalog: Pick<ProviderCatalog, 'relayRanges' | 'torExits'>;
+  http: HttpClient;
+  registry: ProviderRegistry;
+  clock: Clock;
+  log: ListLogger;
+  scheduler?: Scheduler;
+}
+
+function asParsed(result: ReturnType<typeof parseGeofeed>): ParsedList<RelayIndex> {
+  return { data: result.index, ...result.report };
+}
+
+export function createRelayLists(deps: RelayListsDeps): RelayLists {
+  const { config, catalog, http, registry, clock, log, scheduler } = deps;
+  const common = { http, registry, clock, log, scheduler, cacheDir: config.listCacheDir };
+  const apple = new ListSource<RelayIndex>({
+    ...common,
+    info: catalog.relayRanges,
+    url: config.relayRangesUrl,
+    file: config.relayRangesFile,
+    parse: (text) => asParsed(parseGeofeed(text)),
+  });
+  const tor = new ListSource<RelayIndex>({
+    ...common,
+    info: catalog.torExits,
+    url: config.torExitListUrl,
+    parse: (text) => asParsed(parseExitList(text)),
+  });
+  // Both lists are consulted for every answer, so each is the primary of its own family.
+  registry.registerChain('ip-privacy', [apple]);
+  registry.registerChain('ip-privacy', [tor]);
+  return new RelayLists([
+    { provider: 'iCloud Private Relay', source: apple },
+    { provider: 'Tor', source: tor },
+  ]);
+}

@@ -1,0 +1,216 @@
+/**
+ * GET /api/ip-geo through the whole app: a tiny MMDB built by the test (the
+ * DB-IP record shape), the ASN fixture, and RIPEstat faked on loopback.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Config } from '../../src/config/index.js';
+import { type FakeUpstream, fixture, startFakeUpstream } from '../fakes/https-upstream.js';
+import { getTestPki } from '../fakes/test-ca.js';
+import { buildTestApp, capturingLogger } from '../helper.js';
+import { buildMmdb } from '../unit/features/ip/mmdb-writer.js';
+
+const fixturePath = (p: string) => fileURLToPath(new URL(`../fixtures/${p}`, import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'netdiag-ip-geo-'));
+const dbip = (country: string, state1: string, city: string, latitude: number, longitude: number) => ({
+  city,
+  country_code: country,
+  latitude,
+  longitude,
+  postcode: '',
+  state1,
+  state2: '',
+  timezone: '',
+});
+const V4 = join(dir, 'dbip-city-ipv4.mmdb');
+const V6 = join(dir, 'dbip-city-ipv6.mmdb');
+writeFileSync(
+  V4,
+  buildMmdb(
+    [
+      {
+        cidr: '1.0.0.0/24',
+        data: dbip('AU', 'New South Wales', 'Sydney', -33.86880111694336, 151.20899963378906),
+      },
+      { cidr: '172.224.226.0/24', data: dbip('GB', 'England', 'London', 51.5085, -0.1257) },
+    ],
+    { ipVersion: 4, databaseType: 'city ipv4' },
+  ),
+);
+writeFileSync(
+  V6,
+  buildMmdb([{ cidr: '2001:200::/32', data: dbip('JP', 'Tokyo', 'Chiyoda', 35.694, 139.754) }], {
+    ipVersion: 6,
+    databaseType: 'city ipv6',
+  }),
+);
+
+let ripestat: FakeUpstream;
+beforeAll(async () => {
+  ripestat = await startFakeUpstream({
+    prefix: '/ripestat',
+    routes: { '/data/maxmind-geo-lite/data.json': { json: fixture('ripestat/maxmind-geo-lite.json') } },
+  });
+});
+afterEach(() => ripestat.reset());
+afterAll(async () => {
+  await ripestat.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function app(overrides: Partial<Config> = {}) {
+  return buildTestApp({
+    config: {
+      geoipDb: `${V4},${V6}`,
+      geoipAsnDb: `${fixturePath('ip/asn-ipv4.csv')},${fixturePath('ip/asn-ipv6.csv')}`,
+      ripestatUrl: ripestat.url,
+      rateLimitGeneral: { points: 1000, seconds: 60 },
+      ...overrides,
+    },
+    ca: (await getTestPki()).caPem,
+  });
+}
+type App = Awaited<ReturnType<typeof app>>;
+const geo = (a: App, ip: string) => a.inject(`/api/ip-geo?ip=${encodeURIComponent(ip)}`);
+
+describe('GET /api/ip-geo', () => {
+  it('answers from the offline database with AS, network, attribution and a 24 h cache', async () => {
+    const a = await app();
+    const res = await geo(a, '1.0.0.1');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('public, max-age=86400');
+    expect(res.headers['x-service-cache']).toBe('MISS');
+    expect(res.json()).toEqual({
+      ip: '1.0.0.1',
+      country: { code: 'AU', name: 'Australia' },
+      region: 'New South Wales',
+      city: 'Sydney',
+      latitude: -33.8688,
+      longitude: 151.209,
+      accuracy_note: expect.stringContaining('never identifies a device or a home address'),
+      timezone: null,
+      asn: 13335,
+      as_org: 'Cloudflare, Inc.',
+      network: '1.0.0.0/24',
+      is_relay: null,
+      source: 'GeoIP database (MMDB)',
+      source_id: 'geoip-mmdb',
+      providers_tried: [{ id: 'geoip-mmdb', name: 'GeoIP database (MMDB)', status: 'ok' }],
+      attribution: [{ text: 'IP Geolocation by DB-IP', url: 'https://db-ip.com', license: 'CC BY 4.0' }],
+    });
+    const again = await geo(a, '1.0.0.1');
+    expect(again.headers['x-service-cache']).toBe('HIT');
+    expect(ripestat.count()).toBe(0);
+  });
+
+  it('answers IPv6 from the IPv6 file', async () => {
+    const a = await app();
+    expect((await geo(a, '2001:200:1ba::1')).json()).toMatchObject({
+      ip: '2001:200:1ba::1',
+      country: { code: 'JP', name: 'Japan' },
+      asn: 24047,
+      as_org: 'Internet Systems Consortium, Inc.',
+      network: '2001:200::/32',
+    });
+  });
+
+  it('falls back to RIPEstat maxmind-geo-lite on a database miss, identifying itself with sourceapp', async () => {
+    const a = await app();
+    const res = await geo(a, '193.0.0.1');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      ip: '193.0.0.1',
+      country: { code: 'NL', name: 'Netherlands' },
+      city: null,
+      latitude: 52.3824,
+      longitude: 4.8995,
+      network: '193.0.0.0/20',
+      source: 'RIPEstat Data API',
+      source_id: 'ripestat',
+      providers_tried: [
+        {
+          id: 'geoip-mmdb',
+          status: 'failed',
+          error: 'upstream_error: no record for 193.0.0.1 in the GeoIP database',
+        },
+        { id: 'ripestat', status: 'ok' },
+      ],
+      attribution: [
+        { text: expect.stringContaining('RIPEstat'), url: expect.stringContaining('stat.ripe.net') },
+      ],
+    });
+    const [req] = ripestat.requests;
+    expect(req?.path).toBe('/data/maxmind-geo-lite/data.json');
+    expect(Object.fromEntries(req!.query)).toEqual({ resource: '193.0.0.1', sourceapp: 'netdiag' });
+  });
+
+  it('falls back to RIPEstat when the database cannot be opened', async () => {
+    const a = await app({ geoipDb: join(dir, 'missing.mmdb') });
+    const body = (await geo(a, '1.0.0.1')).json();
+    expect(body.source_id).toBe('ripestat');
+    expect(body.providers_tried[0].error).toMatch(
+      /^upstream_error: GeoIP database unavailable: missing\.mmdb: ENOENT/,
+    );
+    // The AS comes from the ASN table all the same.
+    expect(body.asn).toBe(13335);
+  });
+
+  it('answers 502 with providers_tried when the database misses and RIPEstat fails, and caches nothing', async () => {
+    const a = await app();
+    ripestat.fault = '503';
+    const res = await geo(a, '193.0.0.1');
+    expect(res.statusCode).toBe(502);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(
+      res.json().providers_tried.map((p: { id: string; status: string }) => `${p.id}:${p.status}`),
+    ).toEqual(['geoip-mmdb:failed', 'ripestat:failed']);
+    ripestat.fault = 'none';
+    expect((await geo(a, '193.0.0.1')).statusCode).toBe(200);
+  });
+
+  it('answers 400 naming the special-use block, for private, mapped and reserved addresses', async () => {
+    const a = await app();
+    const res = await geo(a, '10.0.0.1');
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      error:
+        'ip 10.0.0.1 is a special-use address (private-use, RFC 1918): special-use addresses have no public-network metadata',
+      code: 'bad_request',
+    });
+    expect((await geo(a, '::ffff:192.168.0.1')).json().error).toMatch(/^ip 192\.168\.0\.1 .*private-use/);
+    expect((await geo(a, '100.64.1.1')).json().error).toMatch(/shared-address-space/);
+    expect((await geo(a, 'fc00::1')).json().error).toMatch(/unique-local/);
+    expect((await geo(a, 'not-an-ip')).statusCode).toBe(400);
+    expect(ripestat.count()).toBe(0);
+  });
+
+  it('says whether the address is a relay egress once the lists are loaded', async () => {
+    const a = await app({ relayRangesFile: fixturePath('relay/egress-ip-ranges.excerpt.csv') });
+    // The Tor list is unreachable in tests: a match is still an answer, no match is unknown.
+    expect((await geo(a, '172.224.226.9')).json()).toMatchObject({ is_relay: true, city: 'London' });
+    expect((await geo(a, '1.0.0.1')).json().is_relay).toBeNull();
+  });
+
+  it('loads the database when the server starts listening, before any request', async () => {
+    const { logger, lines } = capturingLogger('info');
+    const a = await buildTestApp({
+      config: { geoipDb: `${V4},${V6}`, geoipAsnDb: fixturePath('ip/asn-ipv4.csv') },
+      logger,
+    });
+    const messages = () => lines().map((l) => l.msg);
+    // inject-only apps (every other test) never pay for it...
+    expect(messages()).not.toContain('GeoIP database loaded');
+    await a.listen({ port: 0, host: '127.0.0.1' });
+    // ...a listening server loads it at once, so the first visitor does not wait.
+    await vi.waitFor(
+      () => expect(messages()).toEqual(expect.arrayContaining(['GeoIP database loaded', 'ASN table loaded'])),
+      {
+        timeout: 5000,
+        interval: 20,
+      },
+    );
+  });
+});

@@ -1,0 +1,279 @@
+/**
+ * The relay-list adapter against a fake HTTPS upstream on loopback: the first
+ * download, conditional refresh, failures keeping the old copy, the persisted
+ * copy across a restart, the file override, the refresh schedule and close().
+ */
+import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { testConfig } from '../../src/config/index.js';
+import { providerCatalog } from '../../src/providers/catalog.js';
+import { HttpClient } from '../../src/providers/http-client.js';
+import { parseIp } from '../../src/providers/ip/ip-number.js';
+import { ListSource, type Scheduler } from '../../src/providers/ip/list-source.js';
+import { parseGeofeed, type RelayIndex } from '../../src/providers/ip/relay-index.js';
+import { ProviderRegistry } from '../../src/providers/registry.js';
+import {
+  type FakeRequest,
+  type FakeUpstream,
+  fixtureText,
+  startFakeUpstream,
+} from '../fakes/https-upstream.js';
+import { getTestPki } from '../fakes/test-ca.js';
+
+const APPLE = fixtureText('relay/egress-ip-ranges.excerpt.csv');
+const ETAG = '"apple-v1"';
+const LAST_MODIFIED = 'Sat, 21 Nov 2026 06:00:00 GMT';
+const info = providerCatalog(testConfig()).relayRanges;
+
+/** What the fake Apple endpoint serves; tests change it between refreshes. */
+let served: { status: number; body: string; etag?: string } = { status: 200, body: APPLE, etag: ETAG };
+let upstream: FakeUpstream;
+let http: HttpClient;
+const dirs: string[] = [];
+
+function freshDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'netdiag-lists-'));
+  dirs.push(dir);
+  return dir;
+}
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream({
+    routes: {
+      '/egress-ip-ranges.csv': (req: FakeRequest) => {
+        if (served.etag && req.headers['if-none-match'] === served.etag) return { status: 304 };
+        return {
+          status: served.status,
+          body: served.body,
+          headers: {
+            'content-type': 'text/csv',
+            ...(served.etag ? { etag: served.etag, 'last-modified': LAST_MODIFIED } : {}),
+          },
+        };
+      },
+    },
+  });
+  http = new HttpClient({ ca: (await getTestPki()).caPem });
+});
+
+afterEach(() => {
+  upstream.reset();
+  served = { status: 200, body: APPLE, etag: ETAG };
+});
+
+afterAll(async () => {
+  await upstream.close();
+  await http.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A scheduler that records what it was asked to run and when; a test fires an entry (time is fake). */
+function manualScheduler() {
+  const pending: { ms: number; fire: () => void; cancelled: boolean }[] = [];
+  const scheduler: Scheduler = {
+    after(ms, run) {
+      const entry = {
+        ms,
+        cancelled: false,
+        fire: () => {
+          entry.cancelled = true; // a timer that fired is spent
+          run();
+        },
+      };
+      pending.push(entry);
+      return { cancel: () => (entry.cancelled = true) };
+    },
+  };
+  return { scheduler, pending, live: () => pending.filter((p) => !p.cancelled) };
+}
+
+let now = Date.parse('2026-11-22T00:00:00Z');
+const logged: { level: string; msg: string }[] = [];
+const log = {
+  info: (_: object, msg: string) => logged.push({ level: 'info', msg }),
+  warn: (_: object, msg: string) => logged.push({ level: 'warn', msg }),
+};
+
+function source(opts: { cacheDir?: string; file?: string; url?: string; registry?: ProviderRegistry } = {}) {
+  const timers = manualScheduler();
+  const registry = opts.registry ?? new ProviderRegistry(() => now);
+  registry.registerChain('ip-privacy', [{ info }]);
+  const list = new ListSource<RelayIndex>({
+    info,
+    url: opts.url ?? `${upstream.url}/egress-ip-ranges.csv`,
+    file: opts.file,
+    cacheDir: opts.cacheDir,
+    parse: (text) => {
+      const { index, report } = parseGeofeed(text);
+      return { data: index, ...report };
+    },
+    http,
+    registry,
+    clock: () => now,
+    log,
+    scheduler: timers.scheduler,
+  });
+  return { list, registry, timers, status: () => registry.list().find((p) => p.id === info.id)!.status };
+}
+
+const isRelay = (list: ListSource<RelayIndex>, ip: string) =>
+  list.current?.data.lookup(parseIp(ip)!) !== undefined;
+
+describe('ListSource (relay egress list)', () => {
+  it('starts without waiting for the download, then swaps the new copy in', async () => {
+    const { list, status } = source({ cacheDir: freshDir() });
+    await list.start();
+    expect(list.current).toBeUndefined(); // start() does not wait for the network
+    await list.refresh(); // joins the download start() began
+    expect(upstream.count('/egress-ip-ranges.csv')).toBe(1);
+    expect(list.current).toMatchObject({
+      entries: 428,
+      updatedAt: now,
+      source: `${upstream.url}/egress-ip-ranges.csv`,
+    });
+    expect(isRelay(list, '172.224.226.1')).toBe(true);
+    expect(status()).toMatchObject({ consecutive_failures: 0, last_error: null });
+    expect(status().last_success_at).not.toBeNull();
+    await list.close();
+  });
+
+  it('refreshes conditionally: a 304 keeps the data and moves updated_at', async () => {
+    const { list } = source();
+    await list.refresh();
+    const first = list.current!;
+    now += 86_400_000;
+    await list.refresh();
+    const conditional = upstream.requests[1]!;
+    expect(conditional.headers['if-none-match']).toBe(ETAG);
+    expect(conditional.headers['if-modified-since']).toBe(LAST_MODIFIED);
+    expect(list.current!.data).toBe(first.data); // same snapshot: nothing was re-parsed
+    expect(list.current!.updatedAt).toBe(now);
+    await list.close();
+  });
+
+  it('keeps the old copy when the upstream fails, and shows the failure in the registry', async () => {
+    const { list, status } = source();
+    await list.refresh();
+    const before = list.current!;
+    served = { status: 500, body: 'Internal Server Error' };
+    await list.refresh();
+    expect(list.current).toBe(before);
+    expect(status()).toMatchObject({
+      consecutive_failures: 1,
+      last_error: expect.stringMatching(/^http_status: HTTP 500/),
+    });
+    served = { status: 404, body: 'gone' };
+    await list.refresh();
+    expect(status()).toMatchObject({
+      consecutive_failures: 2,
+      last_error: expect.stringMatching(/^http_status: HTTP 404/),
+    });
+    // A 200 that is not a geofeed (an error page) is refused too.
+    served = { status: 200, body: '<html><body>Service Unavailable</body></html>' };
+    await list.refresh();
+    expect(list.current).toBe(before);
+    expect(status().last_error).toMatch(/^bad_response: relay geofeed: no usable entries/);
+    expect(isRelay(list, '172.224.226.1')).toBe(true);
+    // Recovery clears the failure count.
+    served = { status: 200, body: '192.0.2.0/24,US,,,\n', etag: '"v2"' };
+    await list.refresh();
+    expect(status().consecutive_failures).toBe(0);
+    expect(isRelay(list, '192.0.2.9')).toBe(true);
+    expect(isRelay(list, '172.224.226.1')).toBe(false);
+    await list.close();
+  });
+
+  it('serves a restart from the persisted copy at once, then revalidates it with the stored validators', async () => {
+    const dir = freshDir();
+    const first = source({ cacheDir: dir });
+    await first.list.refresh();
+    await first.list.close();
+    expect(readdirSync(dir).sort()).toEqual([
+      expect.stringMatching(/^apple-private-relay-[0-9a-f]{16}\.json$/),
+      expect.stringMatching(/^apple-private-relay-[0-9a-f]{16}\.list$/),
+    ]);
+
+    upstream.reset();
+    upstream.fault = 'timeout';
+    const second = source({ cacheDir: dir });
+    await second.list.start(); // the download hangs; the persisted copy is already in use
+    expect(second.list.current?.entries).toBe(428);
+    expect(isRelay(second.list, '2a02:26f7:c700:4000::1')).toBe(true);
+    await second.list.close(); // aborts the hanging download
+
+    upstream.reset();
+    const third = source({ cacheDir: dir });
+    await third.list.start();
+    await third.list.refresh();
+    expect(upstream.requests[0]!.headers['if-none-match']).toBe(ETAG);
+    await third.list.close();
+  });
+
+  it('never serves a copy persisted for another URL', async () => {
+    const dir = freshDir();
+    const first = source({ cacheDir: dir });
+    await first.list.refresh();
+    await first.list.close();
+    upstream.fault = 'timeout';
+    const other = source({ cacheDir: dir, url: `${upstream.url}/egress-ip-ranges.csv?mirror=2` });
+    await other.list.start();
+    expect(other.list.current).toBeUndefined();
+    await other.list.close();
+  });
+
+  it('with RELAY_RANGES_FILE reads the file at start, never downloads, and re-reads it when it changes', async () => {
+    const dir = freshDir();
+    const file = join(dir, 'relay.csv');
+    writeFileSync(file, APPLE);
+    utimesSync(file, new Date('2026-11-01T00:00:00Z'), new Date('2026-11-01T00:00:00Z'));
+    const { list, timers } = source({ file });
+    await list.start();
+    expect(list.current).toMatchObject({ entries: 428, updatedAt: Date.parse('2026-11-01T00:00:00Z') });
+    expect(list.current!.source).toBe(`file://${file}`);
+    const snapshot = list.current;
+    await list.refresh(); // unchanged mtime: nothing re-read
+    expect(list.current).toBe(snapshot);
+    writeFileSync(file, '198.51.100.0/24,DE,,,\n');
+    utimesSync(file, new Date('2026-11-02T00:00:00Z'), new Date('2026-11-02T00:00:00Z'));
+    timers.live().at(-1)!.fire(); // the daily tick
+    await list.refresh();
+    expect(isRelay(list, '198.51.100.1')).toBe(true);
+    expect(isRelay(list, '172.224.226.1')).toBe(false);
+    expect(upstream.count()).toBe(0);
+    await list.close();
+  });
+
+  it('refreshes every 24 h, after a failure sooner (1 min, doubling, capped at 24 h)', async () => {
+    const { list, timers } = source();
+    await list.refresh();
+    expect(timers.live().map((t) => t.ms)).toEqual([86_400_000]);
+    upstream.fault = '503';
+    const delays: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      timers.live().at(-1)!.fire();
+      await list.refresh();
+      delays.push(timers.live().at(-1)!.ms);
+    }
+    expect(delays).toEqual([60_000, 120_000, 240_000]);
+    expect(timers.live()).toHaveLength(1); // each new timer replaces the last
+    upstream.fault = 'none';
+    timers.live().at(-1)!.fire();
+    await list.refresh();
+    expect(timers.live().at(-1)!.ms).toBe(86_400_000);
+    await list.close();
+    expect(timers.live()).toHaveLength(0);
+  });
+
+  it('close() aborts a download in flight promptly and schedules nothing after', async () => {
+    upstream.fault = 'timeout';
+    const { list, timers, status } = source();
+    await list.start();
+    const started = Date.now();
+    await list.close();
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(timers.live()).toHaveLength(0);
+    expect(status().consecutive_failures).toBe(0); // an abort at close is not an upstream failure
+  });
+});

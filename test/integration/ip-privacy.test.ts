@@ -1,0 +1,210 @@
+/**
+ * GET /api/ip-privacy through the whole app, with the relay and Tor lists
+ * served by a fake HTTPS upstream on loopback.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Config } from '../../src/config/index.js';
+import { type FakeUpstream, fixtureText, startFakeUpstream } from '../fakes/https-upstream.js';
+import { getTestPki } from '../fakes/test-ca.js';
+import { buildTestApp } from '../helper.js';
+
+const APPLE = fixtureText('relay/egress-ip-ranges.excerpt.csv');
+const TOR = fixtureText('relay/tor-torbulkexitlist.txt');
+const APPLE_FILE = fileURLToPath(new URL('../fixtures/relay/egress-ip-ranges.excerpt.csv', import.meta.url));
+
+let upstream: FakeUpstream;
+let delayMs = 0;
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream({
+    routes: {
+      '/egress-ip-ranges.csv': () => ({
+        body: APPLE,
+        delayMs,
+        headers: { 'content-type': 'text/csv', etag: '"a1"' },
+      }),
+      '/torbulkexitlist': () => ({ body: TOR, delayMs }),
+    },
+  });
+});
+afterEach(() => {
+  upstream.reset();
+  delayMs = 0;
+});
+afterAll(async () => {
+  await upstream.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function config(overrides: Partial<Config> = {}): Partial<Config> {
+  const dir = mkdtempSync(join(tmpdir(), 'netdiag-ip-privacy-'));
+  dirs.push(dir);
+  return {
+    relayRangesUrl: `${upstream.url}/egress-ip-ranges.csv`,
+    torExitListUrl: `${upstream.url}/torbulkexitlist`,
+    listCacheDir: dir,
+    rateLimitGeneral: { points: 1000, seconds: 60 },
+    ...overrides,
+  };
+}
+
+async function app(overrides: Partial<Config> = {}) {
+  return buildTestApp({ config: config(overrides), ca: (await getTestPki()).caPem });
+}
+
+type App = Awaited<ReturnType<typeof app>>;
+const ask = (a: App, ip: string) => a.inject(`/api/ip-privacy?ip=${encodeURIComponent(ip)}`);
+async function loaded(a: App): Promise<void> {
+  await vi.waitFor(async () => expect((await ask(a, '8.8.8.8')).statusCode).toBe(200), {
+    timeout: 5000,
+    interval: 20,
+  });
+}
+
+describe('GET /api/ip-privacy', () => {
+  it('answers 503 with Retry-After until the lists load — never a false "not a relay"', async () => {
+    delayMs = 300;
+    const a = await app();
+    const early = await ask(a, '8.8.8.8');
+    expect(early.statusCode).toBe(503);
+    expect(early.headers['retry-after']).toBe('30');
+    expect(early.headers['cache-control']).toBe('no-store');
+    expect(early.json()).toEqual({ error: expect.stringContaining('not loaded yet'), code: 'unavailable' });
+    await loaded(a);
+    expect((await ask(a, '8.8.8.8')).json()).toMatchObject({ is_relay: false, relay: null });
+  });
+
+  it('matches iCloud Private Relay ranges at their edges, with the egress region', async () => {
+    const a = await app();
+    await loaded(a);
+    const first = await ask(a, '172.224.226.0');
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['cache-control']).toBe('public, max-age=3600');
+    expect(first.headers['x-service-cache']).toBe('MISS');
+    const body = first.json();
+    expect(body).toMatchObject({
+      ip: '172.224.226.0',
+      is_relay: true,
+      relay: {
+        provider: 'iCloud Private Relay',
+        prefix: '172.224.226.0/27',
+        egress_region: { country: 'GB', region: 'GB-EN', city: 'London' },
+      },
+    });
+    expect(body.note).toMatch(/does not reveal the original address/);
+    expect(body.lists).toEqual([
+      {
+        provider: 'iCloud Private Relay',
+        entries: 428,
+        updated_at: expect.any(String),
+        source_url: `${upstream.url}/egress-ip-ranges.csv`,
+        loaded: true,
+      },
+      {
+        provider: 'Tor',
+        entries: TOR.split('\n').filter((l) => l.trim()).length,
+        updated_at: expect.any(String),
+        source_url: `${upstream.url}/torbulkexitlist`,
+        loaded: true,
+      },
+    ]);
+    expect((await ask(a, '172.224.226.31')).json().relay.prefix).toBe('172.224.226.0/27');
+    expect((await ask(a, '172.224.241.255')).json().relay.egress_region.country).toBe('HK');
+    expect((await ask(a, '172.224.242.0')).json().is_relay).toBe(false);
+    // IPv6, and the address written IPv4-mapped or in brackets.
+    expect((await ask(a, '[2a02:26f7:c700:4000::7]')).json().relay).toEqual({
+      provider: 'iCloud Private Relay',
+      prefix: '2a02:26f7:c700:4000::/64',
+      egress_region: { country: 'MO', region: null, city: 'Macau' },
+    });
+    expect((await ask(a, '2a02:26f7:c700:4001::')).json().is_relay).toBe(false);
+    expect((await ask(a, '::ffff:172.224.226.5')).json()).toMatchObject({
+      ip: '172.224.226.5',
+      is_relay: true,
+    });
+  });
+
+  it('matches Tor exits as a second family', async () => {
+    const a = await app();
+    await loaded(a);
+    expect((await ask(a, '185.220.101.18')).json()).toMatchObject({
+      is_relay: true,
+      relay: { provider: 'Tor', prefix: '185.220.101.18/32', egress_region: null },
+    });
+  });
+
+  it('refuses special-use and malformed addresses with a 400 naming the parameter', async () => {
+    const a = await app();
+    const privateUse = await ask(a, '192.168.1.1');
+    expect(privateUse.statusCode).toBe(400);
+    expect(privateUse.json().error).toBe(
+      'ip 192.168.1.1 is a special-use address (private-use, RFC 1918): only public addresses can be relay egress addresses',
+    );
+    expect((await ask(a, '2001:db8::1')).json().error).toMatch(/documentation, RFC 3849/);
+    expect((await ask(a, 'relay.example')).json()).toEqual({
+      error: 'ip must be an IPv4 or IPv6 address',
+      code: 'bad_request',
+    });
+    expect((await a.inject('/api/ip-privacy')).statusCode).toBe(400);
+  });
+
+  it('serves RELAY_RANGES_FILE at once, without downloading the Apple list', async () => {
+    delayMs = 10_000; // the Tor list hangs: only a positive match can be answered
+    const a = await app({ relayRangesFile: APPLE_FILE });
+    const res = await ask(a, '172.224.226.34'); // 172.224.226.34/31,GB,GB-EN,Oxford,
+    expect(res.statusCode).toBe(200);
+    expect(res.json().relay.egress_region.city).toBe('Oxford');
+    expect(res.json().lists[0]).toMatchObject({ source_url: `file://${APPLE_FILE}`, loaded: true });
+    expect(res.json().lists[1]).toMatchObject({
+      provider: 'Tor',
+      loaded: false,
+      entries: 0,
+      updated_at: null,
+    });
+    // No match in the file, Tor not loaded: undetermined.
+    expect((await ask(a, '8.8.8.8')).statusCode).toBe(503);
+    expect(upstream.count('/egress-ip-ranges.csv')).toBe(0);
+  });
+
+  it('after a restart, answers at once from the persisted copies while the upstream is down', async () => {
+    const shared = config();
+    const first = await buildTestApp({ config: shared, ca: (await getTestPki()).caPem });
+    await loaded(first);
+    await first.close();
+    upstream.fault = 'timeout';
+    const second = await buildTestApp({ config: shared, ca: (await getTestPki()).caPem });
+    expect((await ask(second, '172.224.226.1')).json().is_relay).toBe(true);
+    expect((await ask(second, '8.8.8.8')).json().is_relay).toBe(false);
+  });
+
+  it('closes promptly while a background download hangs', async () => {
+    upstream.fault = 'timeout';
+    const a = await app();
+    await vi.waitFor(() => expect(upstream.count()).toBe(2), { timeout: 5000, interval: 10 });
+    const started = Date.now();
+    await a.close();
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('shows both lists, with their refresh status, in /api/providers', async () => {
+    upstream.fault = '503';
+    const a = await app();
+    await vi.waitFor(
+      async () => {
+        const providers = (await a.inject('/api/providers')).json().providers as {
+          id: string;
+          status: { last_error: string | null };
+        }[];
+        const status = (id: string) => providers.find((p) => p.id === id)?.status.last_error;
+        expect(status('apple-private-relay')).toMatch(/^http_status: HTTP 503/);
+        expect(status('tor-exit-list')).toMatch(/^http_status: HTTP 503/);
+      },
+      { timeout: 5000, interval: 20 },
+    );
+  });
+});

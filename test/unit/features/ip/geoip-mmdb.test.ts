@@ -1,0 +1,219 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Reader } from 'mmdb-lib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { testConfig } from '../../../../src/config/index.js';
+import { providerCatalog } from '../../../../src/providers/catalog.js';
+import {
+  DBIP_ATTRIBUTION,
+  GEOLITE2_ATTRIBUTION,
+  mmdbAttribution,
+  normalizeGeoRecord,
+} from '../../../../src/providers/ip/geo.js';
+import { GeoIpDatabase, pathList } from '../../../../src/providers/ip/geoip-mmdb.js';
+import { parseIp } from '../../../../src/providers/ip/ip-number.js';
+import { isProviderError } from '../../../../src/providers/types.js';
+import { fixtureText } from '../../../fakes/https-upstream.js';
+import { buildMmdb } from './mmdb-writer.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'netdiag-geo-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A DB-IP-shaped record (the bundled database's shape, checked in the smoke test). */
+const dbip = (country: string, city: string, lat: number, lon: number) => ({
+  city,
+  country_code: country,
+  latitude: lat,
+  longitude: lon,
+  postcode: '',
+  state1: 'State',
+  state2: '',
+  timezone: '',
+});
+
+function write(name: string, bytes: Buffer | string): string {
+  const path = join(dir, name);
+  writeFileSync(path, bytes);
+  return path;
+}
+
+const V4 = write(
+  'dbip-city-ipv4.mmdb',
+  buildMmdb(
+    [
+      { cidr: '81.2.69.0/24', data: dbip('GB', 'London', 51.5142, -0.0931) },
+      { cidr: '8.8.8.0/24', data: dbip('US', 'Mountain View', 37.422000885009766, -122.08499908447266) },
+    ],
+    { ipVersion: 4, databaseType: 'city ipv4' },
+  ),
+);
+const V6 = write(
+  'dbip-city-ipv6.mmdb',
+  buildMmdb([{ cidr: '2a02:26f7::/32', data: dbip('NL', 'Amsterdam', 52.37, 4.89) }], {
+    ipVersion: 6,
+    databaseType: 'city ipv6',
+  }),
+);
+const ASN4 = write('asn-ipv4.csv', fixtureText('ip/asn-ipv4.csv'));
+
+const silent = { info: () => {}, warn: () => {} };
+const info = providerCatalog(testConfig()).geoip;
+let now = 0;
+function database(mmdbPaths: string[], asnPaths: string[] = [ASN4]) {
+  return new GeoIpDatabase({ info, mmdbPaths, asnPaths, clock: () => now, log: silent, retryMs: 60_000 });
+}
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('the test MMDB writer', () => {
+  it('writes files mmdb-lib reads back, record and prefix length intact', () => {
+    const reader = new Reader(
+      buildMmdb(
+        [{ cidr: '192.0.2.0/24', data: { a: 'x', n: 7, f: 1.5, b: true, list: ['p', 'q'], m: { k: 'v' } } }],
+        {
+          ipVersion: 6,
+          databaseType: 'test',
+        },
+      ),
+    );
+    expect(reader.metadata).toMatchObject({ ipVersion: 6, databaseType: 'test', recordSize: 24 });
+    // An IPv4 network in an IPv6 tree lives under ::/96; mmdb-lib reports the IPv4 prefix length.
+    expect(reader.getWithPrefixLength('192.0.2.77')).toEqual([
+      { a: 'x', n: 7, f: 1.5, b: true, list: ['p', 'q'], m: { k: 'v' } },
+      24,
+    ]);
+    expect(reader.get('192.0.3.1')).toBeNull();
+  });
+});
+
+describe('normalizeGeoRecord', () => {
+  it('reads the DB-IP / ip-location-db shape', () => {
+    expect(normalizeGeoRecord(dbip('au', 'Sydney', -33.86880111694336, 151.20899963378906))).toEqual({
+      country_code: 'AU',
+      region: 'State',
+      city: 'Sydney',
+      latitude: -33.8688,
+      longitude: 151.209,
+      timezone: null,
+      accuracy_radius_km: null,
+    });
+  });
+
+  it('reads the MaxMind GeoIP2 / GeoLite2 City shape', () => {
+    expect(
+      normalizeGeoRecord({
+        city: { geoname_id: 2643743, names: { en: 'London', de: 'London' } },
+        country: { geoname_id: 2635167, iso_code: 'GB', names: { en: 'United Kingdom' } },
+        location: { accuracy_radius: 50, latitude: 51.5142, longitude: -0.0931, time_zone: 'Europe/London' },
+        subdivisions: [{ geoname_id: 6269131, iso_code: 'ENG', names: { en: 'England' } }],
+      }),
+    ).toEqual({
+      country_code: 'GB',
+      region: 'England',
+      city: 'London',
+      latitude: 51.5142,
+      longitude: -0.0931,
+      timezone: 'Europe/London',
+      accuracy_radius_km: 50,
+    });
+    expect(
+      normalizeGeoRecord({ registered_country: { iso_code: 'DE', names: { en: 'Germany' } } }),
+    ).toMatchObject({
+      country_code: 'DE',
+      city: null,
+    });
+  });
+
+  it('refuses other shapes and out-of-range values', () => {
+    expect(normalizeGeoRecord({ autonomous_system_number: 13335 })).toBeUndefined();
+    expect(normalizeGeoRecord('GB')).toBeUndefined();
+    expect(normalizeGeoRecord(null)).toBeUndefined();
+    expect(normalizeGeoRecord({ country_code: 'GBR', latitude: 91, longitude: 'x' })).toMatchObject({
+      country_code: null,
+      latitude: null,
+      longitude: null,
+    });
+  });
+
+  it('names the attribution a database needs', () => {
+    expect(mmdbAttribution('/x/dbip-city-ipv4.mmdb', 'city ipv4')).toEqual([DBIP_ATTRIBUTION]);
+    expect(mmdbAttribution('/x/city.mmdb', 'DBIP-City-Lite')).toEqual([DBIP_ATTRIBUTION]);
+    expect(mmdbAttribution('/x/GeoLite2-City.mmdb', 'GeoLite2-City')).toEqual([GEOLITE2_ATTRIBUTION]);
+    expect(mmdbAttribution('/x/own.mmdb', 'Corp-Geo')).toEqual([]);
+    expect(DBIP_ATTRIBUTION.text).toBe('IP Geolocation by DB-IP');
+  });
+});
+
+describe('GeoIpDatabase', () => {
+  it('answers IPv4 from the IPv4 file and IPv6 from the IPv6 file, with the record network', async () => {
+    const db = database([V4, V6]);
+    expect(await db.locate(parseIp('81.2.69.142')!)).toEqual({
+      country_code: 'GB',
+      region: 'State',
+      city: 'London',
+      latitude: 51.5142,
+      longitude: -0.0931,
+      timezone: null,
+      accuracy_radius_km: null,
+      network: '81.2.69.0/24',
+      attribution: [DBIP_ATTRIBUTION],
+    });
+    expect(await db.locate(parseIp('2a02:26f7:c700:4000::1')!)).toMatchObject({
+      country_code: 'NL',
+      network: '2a02:26f7::/32',
+    });
+  });
+
+  it('never walks an IPv4 tree with an IPv6 address', async () => {
+    // mmdb-lib would read the first 32 bits of 5102:4500:: as 81.2.69.0 and answer London.
+    const err = await failure(database([V4]).locate(parseIp('5102:4500::1')!));
+    expect(isProviderError(err) && err.message).toMatch(/no record for 5102:4500::1/);
+  });
+
+  it('throws a ProviderError for a miss, so the chain falls back', async () => {
+    const err = await failure(database([V4, V6]).locate(parseIp('9.9.9.9')!));
+    expect(isProviderError(err)).toBe(true);
+    expect(err.message).toBe('no record for 9.9.9.9 in the GeoIP database');
+  });
+
+  it('fails operationally when a file is missing or not an MMDB, and retries after the cool-down', async () => {
+    now = 0;
+    const missing = join(dir, 'late.mmdb');
+    const db = database([missing]);
+    const err = await failure(db.locate(parseIp('81.2.69.142')!));
+    expect(isProviderError(err) && err.message).toMatch(/^GeoIP database unavailable: late.mmdb: ENOENT/);
+    write(
+      'late.mmdb',
+      buildMmdb([{ cidr: '81.2.69.0/24', data: dbip('GB', 'London', 1, 1) }], {
+        ipVersion: 4,
+        databaseType: 't',
+      }),
+    );
+    // Within the cool-down the failure stands; after it, the file is read again.
+    await expect(db.locate(parseIp('81.2.69.142')!)).rejects.toThrow(/unavailable/);
+    now = 60_000;
+    await expect(db.locate(parseIp('81.2.69.142')!)).resolves.toMatchObject({ city: 'London' });
+
+    const garbage = write('garbage.mmdb', 'not a database');
+    await expect(database([garbage]).locate(parseIp('81.2.69.142')!)).rejects.toThrow(/garbage.mmdb/);
+  });
+
+  it('looks up the AS, and degrades to null when the ASN data cannot load', async () => {
+    const db = database([V4], [ASN4]);
+    expect(await db.lookupAsn(parseIp('1.0.0.1')!)).toMatchObject({ asn: 13335, org: 'Cloudflare, Inc.' });
+    expect(await db.lookupAsn(parseIp('9.9.9.9')!)).toBeNull();
+    expect(await database([V4], [join(dir, 'nope.csv')]).lookupAsn(parseIp('1.0.0.1')!)).toBeNull();
+  });
+
+  it('splits the comma-separated config value', () => {
+    expect(pathList(' /a.mmdb, /b.mmdb ,,')).toEqual(['/a.mmdb', '/b.mmdb']);
+  });
+});
