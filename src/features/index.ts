@@ -16,6 +16,7 @@ import inspectRoutes from './inspect/inspect.route.js';
 import ipRoutes from './ip/ip.route.js';
 import providersRoutes from './providers/providers.route.js';
 import rdapRoutes from './rdap/rdap.route.js';
+import siteRoutes from './site/site.route.js';
 import tlsRoutes from './tls/tls.route.js';
 
 export type Feature = (app: FastifyInstance, opts: { ctx: AppContext }) => Promise<void>;
@@ -32,4 +33,5 @@ export const features: Feature[] = [
   ipRoutes,
   inspectRoutes,
   tlsRoutes,
+  siteRoutes,
 ];

@@ -1,0 +1,131 @@
+/**
+ * The site's only way to reach the API: one request description (`Call`)
+ * that is sent, shown as curl and used as a cache key, and one outcome type
+ * that keeps "the API answered an error" apart from "the network failed".
+ *
+ * Calls are built through `get`/`post`, whose parameters are checked against
+ * the generated contract; the 200 body is typed by the caller's contract type.
+ */
+import type { BodyOf, ErrorBody, GetPath, PostPath, QueryOf } from './types';
+
+export interface Call {
+  method: 'GET' | 'POST';
+  /** Path without query, e.g. /api/dns. */
+  path: string;
+  query?: Readonly<Record<string, string>>;
+  body?: unknown;
+}
+
+export type Outcome<T> =
+  | { ok: true; status: number; data: T; cache: string | null; ms: number }
+  | {
+      ok: false;
+      /** 0 when no HTTP answer arrived at all. */
+      status: number;
+      error: ErrorBody;
+      /** Whole seconds from Retry-After, when the server sent one. */
+      retryAfter: number | null;
+      ms: number;
+    };
+
+function stringQuery(query: object): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null && value !== '') out[key] = String(value);
+  }
+  return out;
+}
+
+export function get<P extends GetPath>(path: P, query: QueryOf<P>): Call {
+  return { method: 'GET', path, query: stringQuery(query as object) };
+}
+
+export function post<P extends PostPath>(path: P, body: BodyOf<P>): Call {
+  return { method: 'POST', path, body };
+}
+
+export function callUrl(call: Call): string {
+  const qs = new URLSearchParams(call.query ?? {}).toString();
+  return qs ? `${call.path}?${qs}` : call.path;
+}
+
+/** A stable key for the in-page result cache. */
+export function callKey(call: Call): string {
+  return `${call.method} ${callUrl(call)} ${call.body === undefined ? '' : JSON.stringify(call.body)}`;
+}
+
+function quote(s: string): string {
+  return `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The same request as a shell command a person can paste. */
+export function curlCommand(call: Call, origin: string): string {
+  const url = quote(origin + callUrl(call));
+  if (call.method === 'GET') return `curl -s ${url}`;
+  return `curl -s -X POST ${url} -H 'content-type: application/json' -d ${quote(JSON.stringify(call.body ?? {}))}`;
+}
+
+/** Retry-After is seconds or an HTTP date (RFC 9110 §10.2.3); the API sends seconds. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (value === null || value.trim() === '') return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+function isErrorBody(value: unknown): value is ErrorBody {
+  return typeof value === 'object' && value !== null && typeof (value as ErrorBody).error === 'string';
+}
+
+export async function send<T>(call: Call, signal?: AbortSignal): Promise<Outcome<T>> {
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
+  let res: Response;
+  try {
+    res = await fetch(callUrl(call), {
+      method: call.method,
+      headers:
+        call.body === undefined
+          ? { accept: 'application/json' }
+          : { accept: 'application/json', 'content-type': 'application/json' },
+      body: call.body === undefined ? null : JSON.stringify(call.body),
+      // The session cookie is same-origin; say so rather than rely on the default.
+      credentials: 'same-origin',
+      ...(signal ? { signal } : {}),
+    });
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    return {
+      ok: false,
+      status: 0,
+      error: { error: 'the service could not be reached (network error or offline)' },
+      retryAfter: null,
+      ms: ms(),
+    };
+  }
+  let body: unknown = null;
+  try {
+    body = await res.json();
+  } catch {
+    body = null;
+  }
+  if (res.ok && body !== null) {
+    // Trusted cast: the body is what the contract says this path answers with a 200.
+    return {
+      ok: true,
+      status: res.status,
+      data: body as T,
+      cache: res.headers.get('x-service-cache'),
+      ms: ms(),
+    };
+  }
+  return {
+    ok: false,
+    status: res.status,
+    error: isErrorBody(body)
+      ? body
+      : { error: `the service answered HTTP ${res.status} without a JSON error` },
+    retryAfter: parseRetryAfter(res.headers.get('retry-after')),
+    ms: ms(),
+  };
+}

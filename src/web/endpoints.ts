@@ -1,0 +1,39 @@
+/**
+ * Which API operations the site calls, per tool. Dependency-free and DOM-free
+ * so a server-side test can compare it with /openapi.json: every diagnostic
+ * endpoint in the contract has a tool on the site, and the site calls nothing
+ * outside the public API.
+ */
+export const TOOL_IDS = [
+  'dns',
+  'email',
+  'rdap',
+  'tls',
+  'inspect',
+  'certificates',
+  'subdomains',
+  'global-dns',
+  'ip',
+] as const;
+
+export type ToolId = (typeof TOOL_IDS)[number];
+
+export const TOOL_ENDPOINTS: Readonly<Record<ToolId, readonly string[]>> = {
+  dns: ['GET /api/dns'],
+  email: ['GET /api/email-security'],
+  rdap: ['GET /api/rdap'],
+  tls: ['GET /api/tls'],
+  inspect: ['GET /api/inspect'],
+  certificates: ['GET /api/certificates'],
+  subdomains: ['GET /api/subdomains'],
+  'global-dns': ['POST /api/global-dns'],
+  ip: ['GET /api/ip-geo', 'GET /api/ip-privacy'],
+};
+
+/** Called by the page itself (my address on load, the challenge) or linked from it (the inventory). */
+export const PAGE_ENDPOINTS: readonly string[] = [
+  'GET /api/my-ip',
+  'GET /api/challenge/status',
+  'POST /api/challenge/verify',
+  'GET /api/providers',
+];

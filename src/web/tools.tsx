@@ -1,0 +1,186 @@
+/**
+ * The tools on the page: which inputs each accepts, which API calls it makes
+ * (built with the contract-typed `get`/`post`) and how each answer is drawn.
+ * A tool is one or more parts; each part is one call and one result card.
+ */
+import type { ComponentChildren } from 'preact';
+import { type Call, get, post } from './api/client';
+import type {
+  CertificatesResult,
+  DnsResult,
+  EmailResult,
+  GlobalDnsResult,
+  GlobalDnsType,
+  InspectResult,
+  IpGeoResult,
+  IpPrivacyResult,
+  RdapResult,
+  SubdomainsResult,
+  TlsResult,
+} from './api/types';
+import type { ToolId } from './endpoints';
+import { CertificatesView } from './results/certificates';
+import { DnsView } from './results/dns';
+import { EmailView } from './results/email';
+import { GlobalDnsView } from './results/global-dns';
+import { InspectView } from './results/inspect';
+import { IpGeoView, IpPrivacyView } from './results/ip';
+import { RdapView } from './results/rdap';
+import { SubdomainsView } from './results/subdomains';
+import { TlsView } from './results/tls';
+import { GLOBAL_DNS_TYPES, type PageState } from './state';
+import type { Target, TargetKind } from './target';
+
+export interface Part {
+  title: string;
+  call: Call;
+  render: (data: unknown) => ComponentChildren;
+}
+
+/**
+ * Pairs a call with the renderer for its 200 body. The one cast in the
+ * client: `send` parsed JSON that the contract says has type T for this call.
+ */
+function part<T>(title: string, call: Call, render: (data: T) => ComponentChildren): Part {
+  return { title, call, render: (data) => render(data as T) };
+}
+
+export interface Tool {
+  id: ToolId;
+  label: string;
+  kinds: readonly TargetKind[];
+  /** Shown under the spinner of tools that take seconds. */
+  slowNote?: string;
+  parts(target: Target, state: PageState): Part[];
+}
+
+export const TOOLS: readonly Tool[] = [
+  {
+    id: 'dns',
+    label: 'DNS',
+    kinds: ['domain', 'ip'],
+    parts: (t, s) => {
+      // An address can only be asked for its PTR name.
+      const type = t.kind === 'ip' ? 'PTR' : s.type;
+      return [
+        part<DnsResult>(`DNS ${type} · ${t.host}`, get('/api/dns', { target: t.host, type }), (d) => (
+          <DnsView data={d} />
+        )),
+      ];
+    },
+  },
+  {
+    id: 'email',
+    label: 'Email security',
+    kinds: ['domain'],
+    slowNote: 'Checks MX, SPF, DMARC, DKIM, MTA-STS, TLS-RPT and BIMI: a few seconds.',
+    parts: (t, s) => [
+      part<EmailResult>(
+        `Email security · ${t.host}`,
+        get('/api/email-security', { domain: t.host, ...(s.selector ? { selector: s.selector } : {}) }),
+        (d) => <EmailView data={d} />,
+      ),
+    ],
+  },
+  {
+    id: 'rdap',
+    label: 'RDAP',
+    kinds: ['domain', 'ip'],
+    parts: (t) => [
+      part<RdapResult>(
+        `Registration (RDAP) · ${t.host}`,
+        get('/api/rdap', { target: t.host, type: t.kind === 'ip' ? 'ip' : 'domain' }),
+        (d) => <RdapView data={d} />,
+      ),
+    ],
+  },
+  {
+    id: 'tls',
+    label: 'TLS',
+    kinds: ['domain'],
+    parts: (t) => [
+      part<TlsResult>(`TLS certificate · ${t.host}`, get('/api/tls', { target: t.host }), (d) => (
+        <TlsView data={d} />
+      )),
+    ],
+  },
+  {
+    id: 'inspect',
+    label: 'Inspect',
+    kinds: ['domain', 'ip'],
+    slowNote: 'Follows redirects, grades security headers and looks up the network: a few seconds.',
+    parts: (t) => [
+      part<InspectResult>(`HTTP inspection · ${t.host}`, get('/api/inspect', { target: t.host }), (d) => (
+        <InspectView data={d} />
+      )),
+    ],
+  },
+  {
+    id: 'certificates',
+    label: 'Certificates',
+    kinds: ['domain'],
+    slowNote: 'Certificate-transparency searches can take several seconds for busy domains.',
+    parts: (t) => [
+      part<CertificatesResult>(
+        `Certificate history · ${t.host}`,
+        get('/api/certificates', { domain: t.host }),
+        (d) => <CertificatesView data={d} />,
+      ),
+    ],
+  },
+  {
+    id: 'subdomains',
+    label: 'Subdomains',
+    kinds: ['domain'],
+    slowNote: 'Searches certificate-transparency logs, then resolves the 50 most recent names: often 5–20 s.',
+    parts: (t) => [
+      part<SubdomainsResult>(`Subdomains · ${t.host}`, get('/api/subdomains', { domain: t.host }), (d) => (
+        <SubdomainsView data={d} />
+      )),
+    ],
+  },
+  {
+    id: 'global-dns',
+    label: 'Global DNS',
+    kinds: ['domain'],
+    slowNote: 'Probes in ten countries resolve the name; a measurement usually takes 5–20 s.',
+    parts: (t, s) => {
+      const type: GlobalDnsType = (GLOBAL_DNS_TYPES as readonly string[]).includes(s.type)
+        ? (s.type as GlobalDnsType)
+        : 'A';
+      return [
+        part<GlobalDnsResult>(
+          `Global DNS ${type} · ${t.host}`,
+          post('/api/global-dns', { target: t.host, type }),
+          (d) => <GlobalDnsView data={d} />,
+        ),
+      ];
+    },
+  },
+  {
+    id: 'ip',
+    label: 'IP geo & relay',
+    kinds: ['ip'],
+    parts: (t) => [
+      part<IpGeoResult>(`IP geolocation · ${t.host}`, get('/api/ip-geo', { ip: t.host }), (d) => (
+        <IpGeoView data={d} />
+      )),
+      part<IpPrivacyResult>(`Relay check · ${t.host}`, get('/api/ip-privacy', { ip: t.host }), (d) => (
+        <IpPrivacyView data={d} />
+      )),
+    ],
+  },
+];
+
+export function toolById(id: ToolId): Tool {
+  const tool = TOOLS.find((t) => t.id === id);
+  if (!tool) throw new Error(`unknown tool ${id}`);
+  return tool;
+}
+
+/** The tool to run: the one asked for if it takes this kind of input, else the kind's first. */
+export function toolFor(kind: TargetKind, wanted: ToolId | null): Tool {
+  const chosen = wanted ? toolById(wanted) : undefined;
+  if (chosen?.kinds.includes(kind)) return chosen;
+  return toolById(kind === 'ip' ? 'ip' : 'dns');
+}

@@ -1,0 +1,272 @@
+/**
+ * The whole app listening on loopback against fixture upstreams, for the
+ * browser tests and for looking at the site by hand:
+ *
+ *   npx tsx test/e2e/fixture-app.ts [--challenge]   # prints the URL; Ctrl-C stops it
+ *
+ * Upstreams: the fake DNS server (DoH, fixture zones: example.test,
+ * example.com), a fake crt.sh (example.com and python.org rows), a fake
+ * Globalping (ten countries, two of them seeing a different answer), a fake
+ * RDAP aggregator (google.com), a fake RIPEstat, the relay lists from
+ * fixtures, a web site `www.inspect.test` on 127.0.0.x:80/443 with a test-CA
+ * certificate for TLS and inspect (when ports 80/443 can be bound, that is
+ * as root, as in CI), and, with `challenge`, the fake siteverify plus a fake
+ * Turnstile widget script served from another origin (so the page's CSP is
+ * exercised for real).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { ensureSiteBuilt } from '../../scripts/build-web.js';
+import { buildApp } from '../../src/app.js';
+import { type Config, testConfig } from '../../src/config/index.js';
+import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
+import { DEFAULT_ZONES, type FakeZone } from '../fakes/dns-zones.js';
+import { type HttpTarget, startHttpTarget } from '../fakes/http-targets.js';
+import {
+  type FakeReply,
+  type FakeUpstream,
+  fixture,
+  fixtureText,
+  startFakeUpstream,
+} from '../fakes/https-upstream.js';
+import { getTestPki } from '../fakes/test-ca.js';
+import {
+  activeConfig,
+  type FakeSiteverify,
+  startFakeSiteverify,
+} from '../integration/challenge-fake-siteverify.js';
+
+export interface FixtureAppOptions {
+  config?: Partial<Config>;
+  /** Turn challenge protection on, with the fake widget and the fake siteverify. */
+  challenge?: boolean;
+}
+
+export interface FixtureApp {
+  url: string;
+  app: FastifyInstance;
+  dns: FakeDnsServer;
+  siteverify: FakeSiteverify | undefined;
+  /** The name of the web site for TLS and inspect, when its ports could be bound. */
+  inspectHost: string | undefined;
+  /** How many times the fake widget script was fetched. */
+  widgetLoads(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * A stand-in for Cloudflare's api.js with the same entry point the page uses:
+ * `turnstile.render(el, {sitekey, callback})` calls back with a token the fake
+ * siteverify accepts once (`pass:<random>`).
+ */
+const FAKE_WIDGET = `window.turnstile = {
+  render: function (el, opts) {
+    var box = document.createElement('p');
+    box.className = 'fake-turnstile';
+    box.textContent = 'Fake widget for site key ' + opts.sitekey;
+    el.appendChild(box);
+    setTimeout(function () { opts.callback('pass:' + Math.random().toString(36).slice(2)); }, 150);
+    return 'fake-widget';
+  },
+  remove: function () {}
+};`;
+
+async function startWidgetServer(): Promise<{ server: Server; url: string; loads: () => number }> {
+  let loads = 0;
+  const server = createServer((req, res) => {
+    if (req.url?.startsWith('/turnstile/v0/api.js')) {
+      loads++;
+      res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(FAKE_WIDGET);
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://127.0.0.1:${port}/turnstile/v0/api.js`, loads: () => loads };
+}
+
+const INSPECT_HOST = 'www.inspect.test';
+
+/** What a carefully configured site sends. */
+const GOOD_HEADERS = {
+  'strict-transport-security': 'max-age=63072000; includeSubDomains; preload',
+  'content-security-policy': "default-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'strict-origin-when-cross-origin',
+  'permissions-policy': 'camera=(), microphone=(), geolocation=()',
+  'cross-origin-opener-policy': 'same-origin',
+  'alt-svc': 'h3=":443"; ma=86400',
+};
+
+interface WebSite {
+  address: string;
+  close(): Promise<void>;
+}
+
+/**
+ * http://www.inspect.test/ → https://www.inspect.test/ (good headers, h2), on one
+ * free 127.0.0.x address. Ports 80 and 443 need root; without it there is no site.
+ */
+async function startWebSite(): Promise<WebSite | undefined> {
+  const pki = await getTestPki();
+  for (let i = 0; i < 40; i++) {
+    const address = `127.0.0.${10 + ((process.pid * 13 + i) % 240)}`;
+    let https: HttpTarget | undefined;
+    try {
+      const cert = await pki.issue({ dnsNames: [INSPECT_HOST, 'inspect.test'], ips: [address] });
+      https = await startHttpTarget({
+        protocol: 'https',
+        address,
+        h2: true,
+        cert,
+        fallback: { headers: GOOD_HEADERS, body: '<h1>hello</h1>' },
+      });
+      const http = await startHttpTarget({
+        address,
+        fallback: { status: 301, redirect: `https://${INSPECT_HOST}/` },
+      });
+      const site = https;
+      return { address, close: async () => void (await Promise.all([http.close(), site.close()])) };
+    } catch (err) {
+      await https?.close();
+      if ((err as NodeJS.ErrnoException).code === 'EACCES') return undefined;
+    }
+  }
+  return undefined;
+}
+
+function inspectZone(address: string): FakeZone {
+  const soa = {
+    ttl: 60,
+    mname: 'ns.inspect.test',
+    rname: 'hostmaster.inspect.test',
+    serial: 1,
+    refresh: 3600,
+    retry: 600,
+    expire: 86400,
+    minimum: 60,
+  };
+  return {
+    origin: 'inspect.test',
+    ttl: 300,
+    soa,
+    records: [
+      { name: 'inspect.test', type: 'A', data: address },
+      { name: INSPECT_HOST, type: 'A', data: address },
+    ],
+  };
+}
+
+const CRTSH: Record<string, unknown> = {
+  '%.example.com': fixture('ct/crtsh-scenario-example.com-subdomains.json'),
+  'example.com': fixture('ct/crtsh-example.com.json'),
+  '%.python.org': fixture('ct/crtsh-python.org-legacy-schema.first300.json'),
+  'python.org': [],
+};
+
+export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<FixtureApp> {
+  await ensureSiteBuilt();
+  const ca = (await getTestPki()).caPem;
+  const listDir = mkdtempSync(join(tmpdir(), 'netdiag-e2e-lists-'));
+  const polls = new Map<string, number>();
+  const site = await startWebSite();
+  const [dns, crtsh, globalping, rdap, lists, ripestat] = await Promise.all([
+    startFakeDnsServer({ zones: [...DEFAULT_ZONES, ...(site ? [inspectZone(site.address)] : [])] }),
+    startFakeUpstream({
+      prefix: '/crtsh',
+      handler: (req) => ({ json: CRTSH[req.query.get('q') ?? ''] ?? [] }),
+    }),
+    startFakeUpstream({
+      routes: { 'POST /v1/measurements': { status: 202, json: { id: 'e2eMeasurement01', probesCount: 10 } } },
+      handler: (req): FakeReply => {
+        // First poll: still running; then finished, as a real measurement goes.
+        const n = (polls.get(req.path) ?? 0) + 1;
+        polls.set(req.path, n);
+        return {
+          json: fixture(
+            `globalping/scenarios/${n === 1 ? 'ten-in-progress' : 'ten-finished-inconsistent'}.json`,
+          ),
+        };
+      },
+    }),
+    startFakeUpstream({
+      routes: {
+        '/domain/google.com': {
+          headers: { 'content-type': 'application/rdap+json' },
+          json: fixture('rdap/verisign-com-domain-google.com.json'),
+        },
+      },
+      handler: () => ({ status: 404, headers: { 'content-type': 'application/rdap+json' }, json: {} }),
+    }),
+    startFakeUpstream({
+      routes: {
+        '/egress-ip-ranges.csv': { body: fixtureText('relay/egress-ip-ranges.excerpt.csv') },
+        '/torbulkexitlist': { body: fixtureText('relay/tor-torbulkexitlist.txt') },
+      },
+    }),
+    startFakeUpstream({
+      routes: { '/data/prefix-overview/data.json': { json: fixture('ripestat/prefix-overview.json') } },
+    }),
+  ]);
+  const widget = opts.challenge ? await startWidgetServer() : undefined;
+  const siteverify = opts.challenge ? await startFakeSiteverify() : undefined;
+  const upstreams: FakeUpstream[] = [
+    crtsh,
+    globalping,
+    rdap,
+    lists,
+    ripestat,
+    ...(siteverify ? [siteverify] : []),
+  ];
+
+  const config = testConfig({
+    dnsResolvers: [dns.doh],
+    crtshUrl: crtsh.url,
+    globalpingUrl: globalping.url,
+    rdapAggregatorUrl: rdap.url,
+    rdapBootstrapUrl: `${rdap.url}/bootstrap`,
+    relayRangesUrl: `${lists.url}/egress-ip-ranges.csv`,
+    torExitListUrl: `${lists.url}/torbulkexitlist`,
+    listCacheDir: listDir,
+    ripestatUrl: ripestat.url,
+    // The web site's loopback address, and only it, is a permitted target (ARCHITECTURE §3 escape hatch).
+    unsafeAllowTargetCidrs: site ? [`${site.address}/32`] : [],
+    ...(siteverify && widget ? activeConfig(siteverify, { turnstileScriptUrl: widget.url }) : {}),
+    providerTimeoutMs: 3000,
+    // Roomy limits: a browser test makes many calls; the 429 test sets its own.
+    rateLimitGeneral: { points: 1000, seconds: 60 },
+    rateLimitExpensive: { points: 100, seconds: 60 },
+    // A busy CI machine must not turn a page load into a 503: shedding has its own tests.
+    loadShedEventLoopDelayMs: 0,
+    ...opts.config,
+  });
+  const app = await buildApp(config, { ca, logger: pino({ level: 'silent' }) });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    url,
+    app,
+    dns,
+    siteverify,
+    inspectHost: site ? INSPECT_HOST : undefined,
+    widgetLoads: () => widget?.loads() ?? 0,
+    close: async () => {
+      await app.close();
+      await Promise.all([dns.close(), site?.close(), ...upstreams.map((u) => u.close())]);
+      if (widget) await new Promise<void>((resolve) => widget.server.close(() => resolve()));
+      rmSync(listDir, { recursive: true, force: true });
+    },
+  };
+}
+
+if (process.argv[1]?.endsWith('fixture-app.ts')) {
+  const fx = await startFixtureApp({ challenge: process.argv.includes('--challenge') });
+  console.log(`netdiag on fixtures: ${fx.url}/?q=example.test&tool=dns`);
+  process.on('SIGINT', () => fx.close().then(() => process.exit(0)));
+}

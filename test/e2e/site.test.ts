@@ -1,0 +1,255 @@
+/**
+ * The site in a real browser: Debian's Chromium driven by playwright-core
+ * (no browser download), against the app listening on loopback with fixture
+ * upstreams (fixture-app.ts). Screenshots land in test-results/ (gitignored;
+ * CI keeps them as artifacts).
+ *
+ * Skipped, with a message, when no Chromium is installed: `apt-get install
+ * chromium` (what .ci/run does), or point CHROMIUM_PATH at one.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FixtureApp, startFixtureApp } from './fixture-app.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const found = existsSync(CHROMIUM);
+if (!found) {
+  console.warn(
+    `e2e: skipping the browser tests: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`,
+  );
+}
+
+const OUT = join(process.cwd(), 'test-results');
+const PHONE = { width: 390, height: 844 };
+
+let browser: Browser;
+
+/** A fresh browser context (own cookies) whose page fails the test on any script error or CSP violation. */
+async function open(
+  fx: FixtureApp,
+  path: string,
+  opts: { viewport?: { width: number; height: number } } = {},
+) {
+  const context: BrowserContext = await browser.newContext({
+    viewport: opts.viewport ?? { width: 1200, height: 900 },
+    baseURL: fx.url,
+  });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('console', (msg) => {
+    // A CSP violation or a script error shows up as a console error; an API error status
+    // ("Failed to load resource: ... status of 429") is an answer the page explains, not a problem.
+    if (
+      msg.type() === 'error' &&
+      !/^Failed to load resource: the server responded with a status of \d{3}/.test(msg.text())
+    ) {
+      problems.push(msg.text());
+    }
+  });
+  await page.goto(path);
+  return { context, page, problems };
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  mkdirSync(OUT, { recursive: true });
+  await page.screenshot({ path: join(OUT, name), fullPage: true });
+}
+
+describe.skipIf(!found)('the site in Chromium', () => {
+  beforeAll(async () => {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  describe('on fixture upstreams', () => {
+    let fx: FixtureApp;
+    beforeAll(async () => {
+      fx = await startFixtureApp();
+    }, 60_000);
+    afterAll(async () => {
+      await fx?.close();
+    });
+
+    it('enter a domain: DNS rows, then an e-mail grade; the URL is shareable and back returns', async () => {
+      const { context, page, problems } = await open(fx, '/');
+      await expect.poll(() => page.locator('.myip').textContent()).toContain('127.0.0.1');
+      await page.getByLabel('Domain, hostname, URL or IP address').fill('example.test');
+      await page.keyboard.press('Enter');
+
+      const dnsRows = page.locator('table.dns-table tbody tr');
+      await dnsRows.first().waitFor();
+      expect(await dnsRows.allTextContents()).toEqual([expect.stringContaining('192.0.2.10')]);
+      await expect.poll(() => page.locator('.result').textContent()).toContain('Source: ');
+      expect(new URL(page.url()).search).toBe('?q=example.test&tool=dns');
+
+      await page.getByLabel('Record type').selectOption('MX');
+      await expect
+        .poll(() => dnsRows.allTextContents())
+        .toEqual([
+          expect.stringContaining('mail.example.test'),
+          expect.stringContaining('mail2.example.test'),
+        ]);
+
+      await page.getByRole('button', { name: 'Email security' }).click();
+      const grade = page.locator('.gauge');
+      await grade.waitFor();
+      expect(await grade.getAttribute('aria-label')).toMatch(/^Score \d+ of 100, grade [A-F]$/);
+      expect(await page.locator('details.check').count()).toBe(7);
+      expect(new URL(page.url()).search).toBe('?q=example.test&tool=email');
+
+      // Every result offers its raw JSON and the same request as a curl command.
+      await page.getByRole('button', { name: 'Raw JSON' }).click();
+      expect(JSON.parse((await page.locator('pre.raw').textContent()) ?? '')).toMatchObject({
+        domain: 'example.test',
+      });
+      await page.getByRole('button', { name: 'Raw JSON' }).click();
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: fx.url });
+      await page.getByRole('button', { name: 'Copy as curl' }).click();
+      await expect
+        .poll(() => page.evaluate<string>('navigator.clipboard.readText()'))
+        .toBe(`curl -s '${fx.url}/api/email-security?domain=example.test'`);
+      await shot(page, 'site-desktop-light.png');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await shot(page, 'site-desktop-dark.png');
+
+      await page.goBack();
+      await expect.poll(() => page.locator('.result h2').textContent()).toBe('DNS MX · example.test');
+      expect(await page.getByLabel('Domain, hostname, URL or IP address').inputValue()).toBe('example.test');
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
+    it('is usable at phone width: no sideways scrolling; screenshot saved', async () => {
+      const { context, page, problems } = await open(fx, '/?q=example.test&tool=email', { viewport: PHONE });
+      await page.locator('.gauge').waitFor();
+      await page.locator('details.check').first().click();
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+        PHONE.width,
+      );
+      await shot(page, 'site-phone.png');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await shot(page, 'site-phone-dark.png');
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
+    it('renders every tool that has a fixture upstream', async () => {
+      const { context, page, problems } = await open(fx, '/');
+      const cases: [string, string, string][] = [
+        ['/?q=example.com&tool=certificates', 'figure.timeline svg', 'tool-certificates.png'],
+        ['/?q=example.com&tool=subdomains', '.stats', 'tool-subdomains.png'],
+        ['/?q=cdn.jsdelivr.net&tool=global-dns', '.answer-sets', 'tool-global-dns.png'],
+        ['/?q=google.com&tool=rdap', '.facts', 'tool-rdap.png'],
+        ['/?q=172.224.226.34&tool=ip', '.verdict', 'tool-ip.png'],
+        // Fixture names resolve to documentation addresses, which outbound safety refuses: a 400 to explain.
+        ['/?q=example.test&tool=inspect', '.error', 'tool-inspect-400.png'],
+        ...(fx.inspectHost
+          ? ([
+              [`/?q=${fx.inspectHost}&tool=tls`, '.cert-head', 'tool-tls.png'],
+              [`/?q=https://${fx.inspectHost}/&tool=inspect`, '.header-list', 'tool-inspect.png'],
+            ] as [string, string, string][])
+          : []),
+      ];
+      if (!fx.inspectHost) console.warn('e2e: TLS and inspect not rendered: ports 80/443 need root');
+      for (const [path, selector, file] of cases) {
+        await page.goto(path);
+        await page.locator('.result').first().waitFor();
+        await expect
+          .poll(() => page.locator('.result[aria-busy="true"]').count(), { timeout: 15_000 })
+          .toBe(0);
+        const shown = await page.locator(selector).count();
+        expect(shown, `${path}: ${await page.locator('#results').textContent()}`).toBeGreaterThan(0);
+        if (selector === '.error')
+          expect(await page.locator('.error h3').textContent()).toContain('Check the input');
+        await shot(page, file);
+      }
+      expect(problems).toEqual([]);
+      await context.close();
+    }, 60_000);
+  });
+
+  describe('when the rate limit is spent', () => {
+    let fx: FixtureApp;
+    beforeAll(async () => {
+      fx = await startFixtureApp({ config: { rateLimitGeneral: { points: 3, seconds: 60 } } });
+    }, 60_000);
+    afterAll(async () => {
+      await fx?.close();
+    });
+
+    it('says when to retry, from Retry-After', async () => {
+      // my-ip and challenge status on load, the first lookup: 3 of 3. The second lookup is refused.
+      const { context, page } = await open(fx, '/?q=example.test&tool=dns');
+      await page.locator('table.dns-table').waitFor();
+      const refused = page.waitForResponse((r) => r.status() === 429);
+      await page.getByLabel('Record type').selectOption('AAAA');
+      const retryAfter = Number((await refused).headers()['retry-after']);
+      expect(retryAfter).toBeGreaterThan(0);
+      const error = page.locator('.error');
+      await error.waitFor();
+      expect(await error.locator('h3').textContent()).toContain('Too many requests');
+      const countdown = Number.parseInt((await error.locator('.countdown').textContent()) ?? '', 10);
+      expect(countdown).toBeGreaterThanOrEqual(retryAfter - 2);
+      expect(countdown).toBeLessThanOrEqual(retryAfter);
+      expect(await error.getByRole('button', { name: 'Try again' }).isDisabled()).toBe(true);
+      await shot(page, 'site-429.png');
+      await context.close();
+    });
+  });
+
+  describe('with challenge protection on', () => {
+    let fx: FixtureApp;
+    beforeAll(async () => {
+      fx = await startFixtureApp({ challenge: true });
+    }, 60_000);
+    afterAll(async () => {
+      await fx?.close();
+    });
+
+    it('verifies once with the widget, keeps the session, and re-challenges after a 403', {
+      timeout: 60_000,
+    }, async () => {
+      const { context, page, problems } = await open(fx, '/?q=example.test&tool=dns');
+      const rows = page.locator('table.dns-table tbody tr');
+      await rows.first().waitFor();
+      expect(fx.widgetLoads()).toBe(1);
+      expect(fx.siteverify?.calls()).toHaveLength(1);
+      expect(fx.siteverify?.calls()[0]?.get('response')).toMatch(/^pass:/);
+      const cookie = (await context.cookies()).find((c) => c.name === 'nd_session');
+      expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+      expect(await page.locator('.challenge').isHidden()).toBe(true);
+
+      // Within the session: no second verification.
+      await page.getByLabel('Record type').selectOption('MX');
+      await expect.poll(() => rows.first().textContent()).toContain('mail.example.test');
+      expect(fx.siteverify?.calls()).toHaveLength(1);
+
+      // The cookie is gone (as after expiry): the API answers 403 challenge_required, the page verifies again.
+      await context.clearCookies();
+      const gated = page.waitForResponse((r) => r.status() === 403);
+      await page.getByLabel('Record type').selectOption('TXT');
+      expect(await (await gated).json()).toMatchObject({ code: 'challenge_required' });
+      await expect.poll(() => rows.first().textContent()).toContain('v=spf1');
+      expect(fx.siteverify?.calls()).toHaveLength(2);
+      expect(fx.widgetLoads()).toBe(1);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+  });
+});
