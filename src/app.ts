@@ -5,7 +5,7 @@
  */
 import { Ajv } from 'ajv';
 import formats from 'ajv-formats';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { type Config, challengeActive, type TrustProxy } from './config/index.js';
 import { type AppContext, type AppDeps, createContext } from './context.js';
@@ -98,7 +98,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     // Long enough for any legitimate query; past it the client gets a JSON 400, not a hang.
     routerOptions: { maxParamLength: 500 },
     // One line per request (in onResponse below) instead of Fastify's two.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();

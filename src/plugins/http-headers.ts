@@ -31,7 +31,8 @@ async function httpHeadersPlugin(app: FastifyInstance): Promise<void> {
     if (type.startsWith('application/json') && !reply.hasHeader('content-security-policy')) {
       reply.header('content-security-policy', JSON_CSP);
     }
-    if (reply.statusCode >= 300 || !reply.hasHeader('cache-control')) {
+    // A 304 revalidates a cacheable response: it keeps that response's caching headers.
+    if ((reply.statusCode >= 300 && reply.statusCode !== 304) || !reply.hasHeader('cache-control')) {
       reply.header('cache-control', 'no-store');
       reply.removeHeader('x-service-cache');
     }

@@ -34,7 +34,16 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
       openapi: '3.1.0',
       info: { title: 'netdiag', version: CONTRACT_VERSION, description: DESCRIPTION },
       tags: [
-        { name: 'dns', description: 'DNS records over DoH with a fallback resolver' },
+        {
+          name: 'dns',
+          description: 'DNS records over DoH with a fallback resolver, and one question from ten countries',
+        },
+        { name: 'email', description: 'Mail authentication and transport security, scored 0–100' },
+        { name: 'rdap', description: 'Registration data for domains and IP networks (RDAP)' },
+        { name: 'tls', description: 'The certificate and TLS facts a host serves now' },
+        { name: 'inspect', description: 'HTTP, TLS and network evidence for a public host' },
+        { name: 'ct', description: 'Certificate-transparency history and the subdomains it names' },
+        { name: 'ip', description: 'The caller’s address, IP geolocation and relay-egress classification' },
         { name: 'service', description: 'Service status and provider inventory' },
         { name: 'challenge', description: 'Challenge protection: status and the lookup session' },
         { name: 'operations', description: 'Health, readiness and metrics for operators' },

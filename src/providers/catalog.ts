@@ -60,7 +60,7 @@ export function providerCatalog(config: Config) {
     ripestat: info({
       id: 'ripestat',
       name: 'RIPEstat Data API',
-      capabilities: ['routing'],
+      capabilities: ['routing', 'ip-geo'],
       docs_url: 'https://stat.ripe.net/docs/02.data-api/',
       access: 'none',
       endpoint: config.ripestatUrl,

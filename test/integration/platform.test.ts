@@ -134,6 +134,16 @@ describe('operations', () => {
     expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('logs one line per request with method, URL, status, time and request id', async () => {
+    const { logger, lines } = capturingLogger();
+    const app = await buildTestApp({ logger });
+    await app.inject({ url: '/healthz', headers: { 'x-request-id': 'one-line' } });
+    const mine = lines().filter((l) => l.reqId === 'one-line');
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({ msg: 'request', method: 'GET', url: '/healthz', statusCode: 200 });
+    expect(typeof mine[0]?.ms).toBe('number');
+  });
+
   it('redacts secrets (cookies, authorization, tokens, keys) from log lines', async () => {
     const { logger, lines } = capturingLogger();
     logger.info(
