@@ -46,6 +46,8 @@ export interface AddressClass {
   range: string;
   /** Where the block is defined, e.g. 'RFC 1918'. Absent for plain public space. */
   rfc?: string;
+  /** The registry block that matched, e.g. '10.0.0.0/8'. Absent for plain public space. */
+  block?: string;
   /** The embedded IPv4 address(es) that decided the class (IPv4-mapped, NAT64, 6to4, Teredo, ...). */
   embedded?: string[];
 }
@@ -233,13 +235,13 @@ function classifyBytes(bytes: Uint8Array): AddressClass {
   if (block?.embedded) return classifyEmbedded(block, block.embedded, bytes);
   if (block) return describe(block);
   if (!matches(GLOBAL_UNICAST_V6.prefix, GLOBAL_UNICAST_V6.bits, bytes)) {
-    return { public: false, range: 'reserved', rfc: 'RFC 4291 §2.4' };
+    return { public: false, range: 'reserved', rfc: 'RFC 4291 §2.4', block: 'outside 2000::/3' };
   }
   return { public: true, range: 'public' };
 }
 
 function describe(block: Block): AddressClass {
-  return { public: false, range: block.range, rfc: block.rfc };
+  return { public: false, range: block.range, rfc: block.rfc, block: block.cidr };
 }
 
 function classifyEmbedded(block: Block, rule: EmbeddedRule, bytes: Uint8Array): AddressClass {
@@ -247,12 +249,12 @@ function classifyEmbedded(block: Block, rule: EmbeddedRule, bytes: Uint8Array): 
   const embedded = inner.map((i) => i.address);
   const nonPublic = inner.map((i, n) => ({ ...i, label: rule.labels?.[n] })).filter((i) => !i.cls.public);
   if (rule.mode === 'inherit' && nonPublic.length === 0) {
-    return { public: true, range: block.range, rfc: block.rfc, embedded };
+    return { public: true, range: block.range, rfc: block.rfc, block: block.cidr, embedded };
   }
   // Name the embedded address that makes it non-public (or, for 'never' blocks, the embedded class).
   const shown = nonPublic.length > 0 ? nonPublic : inner.map((i) => ({ ...i, label: undefined }));
   const what = shown.map((i) => (i.label ? `${i.label} ${i.cls.range}` : i.cls.range)).join(', ');
-  return { public: false, range: `${block.range} → ${what}`, rfc: block.rfc, embedded };
+  return { public: false, range: `${block.range} → ${what}`, rfc: block.rfc, block: block.cidr, embedded };
 }
 
 function longestMatch(blocks: readonly Block[], bytes: Uint8Array): Block | undefined {

@@ -177,7 +177,7 @@ describe('GET /api/ip-geo', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({
       error:
-        'ip 10.0.0.1 is a special-use address (private-use, RFC 1918): special-use addresses have no public-network metadata',
+        'ip 10.0.0.1 is a special-use address (10.0.0.0/8 private-use, RFC 1918): special-use addresses have no public-network metadata',
       code: 'bad_request',
     });
     expect((await geo(a, '::ffff:192.168.0.1')).json().error).toMatch(/^ip 192\.168\.0\.1 .*private-use/);

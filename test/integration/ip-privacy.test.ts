@@ -143,7 +143,7 @@ describe('GET /api/ip-privacy', () => {
     const privateUse = await ask(a, '192.168.1.1');
     expect(privateUse.statusCode).toBe(400);
     expect(privateUse.json().error).toBe(
-      'ip 192.168.1.1 is a special-use address (private-use, RFC 1918): only public addresses can be relay egress addresses',
+      'ip 192.168.1.1 is a special-use address (192.168.0.0/16 private-use, RFC 1918): only public addresses can be relay egress addresses',
     );
     expect((await ask(a, '2001:db8::1')).json().error).toMatch(/documentation, RFC 3849/);
     expect((await ask(a, 'relay.example')).json()).toEqual({

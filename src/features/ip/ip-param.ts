@@ -26,7 +26,9 @@ export function parseIpParam(input: string, param = 'ip'): IpParam {
 export function requirePublic({ text }: IpParam, why: string, param = 'ip'): void {
   const cls = classifyAddress(text);
   if (cls.public) return;
-  const block = cls.rfc ? `${cls.range}, ${cls.rfc}` : cls.range;
+  // e.g. "10.0.0.0/8 private-use, RFC 1918"
+  const named = cls.block ? `${cls.block} ${cls.range}` : cls.range;
+  const block = cls.rfc ? `${named}, ${cls.rfc}` : named;
   throw new AppError(400, 'bad_request', `${param} ${text} is a special-use address (${block}): ${why}`);
 }
 

@@ -267,7 +267,12 @@ describe('classifyAddress', () => {
   });
 
   it('cites the registry entry of a special block', () => {
-    expect(classifyAddress('10.1.2.3')).toEqual({ public: false, range: 'private-use', rfc: 'RFC 1918' });
+    expect(classifyAddress('10.1.2.3')).toEqual({
+      public: false,
+      range: 'private-use',
+      rfc: 'RFC 1918',
+      block: '10.0.0.0/8',
+    });
     expect(classifyAddress('64:ff9b::7f00:1')).toMatchObject({ rfc: 'RFC 6052', embedded: ['127.0.0.1'] });
     expect(classifyAddress('2001:0:4136:e378:8000:63bf:3fff:fdd2').embedded).toEqual([
       '65.54.227.120',

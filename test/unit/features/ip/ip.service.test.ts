@@ -136,7 +136,7 @@ describe('lookupIpGeo', () => {
     const err = await error(() => lookupIpGeo(deps, '10.0.0.1'));
     expect(err.statusCode).toBe(400);
     expect(err.message).toBe(
-      'ip 10.0.0.1 is a special-use address (private-use, RFC 1918): special-use addresses have no public-network metadata',
+      'ip 10.0.0.1 is a special-use address (10.0.0.0/8 private-use, RFC 1918): special-use addresses have no public-network metadata',
     );
     expect((await error(() => lookupIpGeo(deps, '::ffff:127.0.0.1'))).message).toMatch(
       /^ip 127\.0\.0\.1 .*loopback/,
@@ -191,7 +191,7 @@ describe('lookupIpPrivacy', () => {
     const err = await error(() => lookupIpPrivacy(relays(null), '100.64.0.1'));
     expect(err.statusCode).toBe(400);
     expect(err.message).toMatch(
-      /^ip 100\.64\.0\.1 is a special-use address \(shared-address-space \(CGNAT\), RFC 6598\)/,
+      /^ip 100\.64\.0\.1 is a special-use address \(100\.64\.0\.0\/10 shared-address-space \(CGNAT\), RFC 6598\)/,
     );
   });
 });
