@@ -76,6 +76,12 @@ export interface SafeFetchOptions {
   onHop?: (hop: HopEvidence) => void;
   /** The parameter named in 400 messages. Default 'target'. */
   param?: string;
+  /**
+   * Further ports the FIRST url may use besides 80 and 443, for a destination
+   * published in vetted data (an RDAP server listed by IANA on :8443). Redirects
+   * are held to 80 and 443 regardless.
+   */
+  allowPorts?: readonly number[];
 }
 
 /** Milliseconds, to 0.1 ms. */
@@ -162,7 +168,7 @@ export async function safeFetch(url: string | URL, opts: SafeFetchOptions): Prom
   const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
   const ctx: HopContext = { opts, signal, deadline, timeoutMs, startedAt: performance.now() };
 
-  let current = checkUrl(url, param);
+  let current = checkUrl(url, param, opts.allowPorts);
   const hops: HopEvidence[] = [];
   for (;;) {
     const response = await startHop(current, ctx, hops.length === 0 ? param : `${param} redirect`);
@@ -226,7 +232,7 @@ interface StartedHop {
 }
 
 /** Scheme, credentials and port of a hop's URL; throws UnsafeTargetError. */
-function checkUrl(input: string | URL, param: string): URL {
+function checkUrl(input: string | URL, param: string, allowPorts: readonly number[] = []): URL {
   let url: URL;
   try {
     url = new URL(input);
@@ -242,7 +248,8 @@ function checkUrl(input: string | URL, param: string): URL {
   if (url.username || url.password) {
     throw new UnsafeTargetError('credentials', `${param} URL must not carry credentials`);
   }
-  assertAllowedPort(url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port), param);
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  if (!allowPorts.includes(port)) assertAllowedPort(port, param);
   url.hash = '';
   return url;
 }

@@ -309,6 +309,9 @@ describe('refusals happen before any connection', () => {
     }
     expect((await refusal(safeFetch('http://site.net.test/to-8080', fetchOpts()))).reason).toBe('port');
     expect((await refusal(safeFetch('http://site.net.test/to-ftp', fetchOpts()))).reason).toBe('scheme');
+    // allowPorts opens the first URL's port only: a redirect to that port is still refused.
+    const redirected = safeFetch('http://site.net.test/to-8080', { ...fetchOpts(), allowPorts: [8080] });
+    expect((await refusal(redirected)).reason).toBe('port');
   });
 
   it('a name without addresses and a name that does not exist are 400s', async () => {

@@ -123,7 +123,7 @@ export class RdapBootstrap implements Provider {
     for (const base of match.urls) {
       const url = objectUrl(base, query);
       try {
-        const doc = await this.#fetcher.fetch(url, { signal, allowHttp: true });
+        const doc = await this.#fetcher.fetch(url, { signal, allowHttp: true, listed: true });
         if (doc.status === 'not_found') return { outcome: 'not_registered', url: doc.url };
         assertObjectClass(query, doc.object, doc.url);
         return { outcome: 'found', url: doc.url, object: doc.object };

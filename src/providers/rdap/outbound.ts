@@ -30,6 +30,7 @@ export function safeHopSender(opts: OutboundOptions): HopSender {
       maxRedirects: 0,
       timeoutMs: opts.timeoutMs,
       maxBodyBytes: req.maxBytes,
+      ...(req.listedPort === undefined ? {} : { allowPorts: [req.listedPort] }),
       ...(opts.ca ? { ca: opts.ca } : {}),
     });
     if (res.truncated) {

@@ -30,6 +30,8 @@ export interface HopRequest {
   headers: Record<string, string>;
   signal: AbortSignal;
   maxBytes: number;
+  /** The URL came from vetted data (the IANA bootstrap): its explicit port is allowed. */
+  listedPort?: number;
 }
 
 /**
@@ -57,6 +59,11 @@ export interface RdapFetchOptions {
    * bootstrap service that lists no https URL). Redirects are https only.
    */
   allowHttp?: boolean;
+  /**
+   * `url` is listed in the IANA bootstrap registry: a non-standard port in it
+   * (`https://nic.samsung:8443/rdap/`) is allowed for that first request.
+   */
+  listed?: boolean;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -84,7 +91,9 @@ export class RdapFetcher {
     for (let redirects = 0; ; redirects++) {
       this.#gate.check(current);
       const send = redirects === 0 && opts.first ? opts.first : this.#outbound;
-      const res = await sendHop(send, current, opts.signal);
+      const port = new URL(current).port;
+      const listedPort = redirects === 0 && opts.listed && port !== '' ? Number(port) : undefined;
+      const res = await sendHop(send, current, opts.signal, listedPort);
       const host = new URL(current).host;
 
       if (REDIRECTS.has(res.status)) {
@@ -122,9 +131,19 @@ export class RdapFetcher {
   }
 }
 
-async function sendHop(send: HopSender, url: string, signal: AbortSignal): Promise<HopResponse> {
+async function sendHop(
+  send: HopSender,
+  url: string,
+  signal: AbortSignal,
+  listedPort: number | undefined,
+): Promise<HopResponse> {
   try {
-    return await send(url, { headers: { accept: RDAP_ACCEPT }, signal, maxBytes: MAX_RDAP_BYTES });
+    return await send(url, {
+      headers: { accept: RDAP_ACCEPT },
+      signal,
+      maxBytes: MAX_RDAP_BYTES,
+      ...(listedPort === undefined ? {} : { listedPort }),
+    });
   } catch (err) {
     // Outbound safety refusing a destination an UPSTREAM named (a redirect,
     // a bootstrap URL) is a fault of that upstream, not bad input from the

@@ -84,6 +84,28 @@ describe('RdapFetcher', () => {
     expect(outbound.calls.map((c) => c.url)).toEqual(['https://rir.example/ip/1.1.1.1']);
   });
 
+  // Regression: registries IANA lists on another port (https://nic.samsung:8443/rdap/) were refused by
+  // outbound safety's 80/443 rule, so those TLDs always ended in 502.
+  it('lets a URL listed in the bootstrap use its own port, but not a redirect from it', async () => {
+    const send = scripted({
+      'https://nic.example:8443/rdap/domain/a.example': redirect(
+        'https://other.example:8443/domain/a.example',
+      ),
+      'https://other.example:8443/domain/a.example': json({
+        objectClassName: 'domain',
+        ldhName: 'a.example',
+      }),
+    });
+    await new RdapFetcher(send, new RetryAfterGate(Date.now)).fetch(
+      'https://nic.example:8443/rdap/domain/a.example',
+      {
+        signal: signal(),
+        listed: true,
+      },
+    );
+    expect(send.calls.map((c) => c.req.listedPort)).toEqual([8443, undefined]);
+  });
+
   it(`stops after ${MAX_RDAP_REDIRECTS} redirects`, async () => {
     const script: Script = {};
     for (let i = 0; i <= MAX_RDAP_REDIRECTS; i++)
