@@ -17,6 +17,7 @@ import loadShedding from './plugins/load-shedding.js';
 import metricsPlugin from './plugins/metrics.js';
 import openapi from './plugins/openapi.js';
 import rateLimit from './plugins/rate-limit.js';
+import strictJson from './plugins/strict-json.js';
 
 export interface BuildOptions extends AppDeps {
   /** A pino logger to use instead of one built from config (tests read log lines through it). */
@@ -156,6 +157,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.addHook('onClose', async () => ctx.close());
 
   await app.register(errorsPlugin);
+  await app.register(strictJson);
   await app.register(httpHeaders);
   await app.register(metricsPlugin, { metrics: ctx.metrics });
   await app.register(loadShedding, {

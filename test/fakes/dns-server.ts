@@ -55,6 +55,13 @@ export interface FakeDnsBehaviour {
   dohStatus?: number;
   /** DoH only: label the (valid) DNS answer with this content-type. */
   dohContentType?: string;
+  /**
+   * Answer with a well-formed message carrying the query's id but the answer
+   * to another question (`wrong-question.invalid`): valid-looking, wrong shape.
+   */
+  wrongQuestion?: boolean;
+  /** TCP and DoT: send the answer's frame one byte per second (a server that trickles). */
+  trickle?: boolean;
 }
 
 export interface FakeQuery {
@@ -230,6 +237,17 @@ export async function startFakeDnsServer(opts: FakeDnsOptions = {}): Promise<Fak
         Buffer.from('junk'),
       ]);
 
+    if (b.wrongQuestion) {
+      const other = { name: 'wrong-question.invalid', type: 'A', class: 'IN' };
+      return packet.encode({
+        type: 'response',
+        id: query.id,
+        flags: packet.RECURSION_DESIRED | packet.RECURSION_AVAILABLE,
+        questions: [other],
+        answers: [{ name: other.name, type: 'A', ttl: 60, data: '192.0.2.99' }],
+      } as unknown as packet.Packet);
+    }
+
     const response = b.rcode
       ? { rcode: b.rcode, answers: [], authorities: [], ad: false }
       : lookup(zones, q.name.toLowerCase(), q.type);
@@ -288,12 +306,23 @@ export async function startFakeDnsServer(opts: FakeDnsOptions = {}): Promise<Fak
     });
   }
 
+  /** Writes `bytes` one per second; resolves when done, the socket goes away, or the fake closes. */
+  async function trickleOut(socket: Socket, bytes: Buffer): Promise<void> {
+    for (let at = 0; at < bytes.length; at++) {
+      if (closing || socket.destroyed) return;
+      socket.write(bytes.subarray(at, at + 1));
+      await delay(1000);
+    }
+  }
+
   // --- TCP and DoT: 2-byte length framing, pipelined queries answered as they complete.
   function serveStream(t: 'tcp' | 'dot', socket: Socket): void {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     socket.on('error', () => {});
     let buffered = Buffer.alloc(0);
+    // Frames leave one after another, never interleaved, as from a real server (a trickled one holds up the rest).
+    let writing: Promise<void> = Promise.resolve();
     socket.on('data', (chunk: Buffer) => {
       buffered = Buffer.concat([buffered, chunk]);
       while (buffered.length >= 2) {
@@ -307,7 +336,11 @@ export async function startFakeDnsServer(opts: FakeDnsOptions = {}): Promise<Fak
           const frame = Buffer.alloc(2 + wire.length);
           frame.writeUInt16BE(wire.length, 0);
           wire.copy(frame, 2);
-          socket.write(frame);
+          const trickle = behaviour(t).trickle === true;
+          writing = writing.then(() => {
+            if (trickle) return trickleOut(socket, frame);
+            if (!socket.destroyed) socket.write(frame);
+          });
         });
       }
     });

@@ -59,6 +59,10 @@ export interface TargetReply {
   streamBytes?: number;
   /** Never answer; close() ends the connection. */
   hang?: boolean;
+  /** Drop the connection instead of answering (a reset mid-request). */
+  reset?: boolean;
+  /** Send the status and headers, then the body one byte per second, forever. */
+  trickle?: boolean;
 }
 
 export type TargetRoute = TargetReply | ((req: TargetRequest) => TargetReply | Promise<TargetReply>);
@@ -155,6 +159,10 @@ export async function startHttpTarget(opts: HttpTargetOptions = {}): Promise<Htt
     const route = routes.get(request.path) ?? opts.fallback ?? { body: 'ok' };
     const reply = typeof route === 'function' ? await route(request) : route;
     if (reply.hang) return;
+    if (reply.reset) {
+      req.socket.destroy();
+      return;
+    }
     if (reply.delayMs) await delay(reply.delayMs);
     if (closing || res.destroyed) return;
 
@@ -162,6 +170,11 @@ export async function startHttpTarget(opts: HttpTargetOptions = {}): Promise<Htt
     for (const [name, value] of Object.entries(reply.headers ?? {})) headers[name.toLowerCase()] = value;
     if (reply.redirect) headers.location = reply.redirect;
     const status = reply.status ?? (reply.redirect ? 302 : 200);
+    if (reply.trickle) {
+      res.writeHead(status, headers);
+      trickle(res);
+      return;
+    }
     if (reply.streamBytes !== undefined) {
       headers['content-type'] ??= 'text/plain';
       res.writeHead(status, headers);
@@ -194,6 +207,17 @@ export async function startHttpTarget(opts: HttpTargetOptions = {}): Promise<Htt
       }
     }
     if (!res.destroyed) res.end();
+  }
+
+  /** One byte a second until the client goes away or the target closes. */
+  function trickle(res: AnyResponse): void {
+    if (closing || res.destroyed) return;
+    res.write(Buffer.from(' '));
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      trickle(res);
+    }, 1000);
+    timers.add(timer);
   }
 
   function delay(ms: number): Promise<void> {

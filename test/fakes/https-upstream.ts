@@ -24,7 +24,26 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
 import { getTestPki } from './test-ca.js';
 
-export type Fault = 'none' | '503' | '429' | 'timeout' | 'garbage' | 'reset' | 'empty';
+export type Fault =
+  | 'none'
+  | '503'
+  | '429'
+  | 'timeout'
+  | 'garbage'
+  | 'reset'
+  | 'empty'
+  /** 200 with well-formed JSON of the wrong shape (`wrongShape`, or an object where lists are expected). */
+  | 'wrong-shape'
+  /** 200 with a 50 MB JSON body streamed without a content-length (HUGE_BODY_BYTES). */
+  | 'huge'
+  /** 200 whose body arrives one byte per second, forever. */
+  | 'trickle';
+
+/** Size of the 'huge' fault's body. */
+export const HUGE_BODY_BYTES = 50 * 1024 * 1024;
+
+/** The 'wrong-shape' body unless the upstream names its own: valid JSON, no field any adapter reads. */
+export const WRONG_SHAPE_BODY = { status: 'ok', data: [], results: 'none', items: { count: 0 } };
 
 export interface FakeRequest {
   method: string;
@@ -50,6 +69,8 @@ export interface FakeReply {
   body?: string | Buffer;
   /** Wait this long before answering. */
   delayMs?: number;
+  /** Fail this one request the way the upstream-wide `fault` switch would (the rest of the reply is ignored). */
+  fault?: Fault;
 }
 
 export type FakeHandler = (req: FakeRequest) => FakeReply | Promise<FakeReply>;
@@ -78,6 +99,10 @@ export interface FakeUpstreamOptions {
   prefix?: string;
   /** Serve via http2.createSecureServer with allowHTTP1: true. */
   http2?: boolean;
+  /** Serve this certificate instead of the test CA's loopback leaf (e.g. one from an untrusted CA). */
+  cert?: { certPem: string; keyPem: string };
+  /** The body of the 'wrong-shape' fault. Default WRONG_SHAPE_BODY. */
+  wrongShape?: unknown;
 }
 
 /**
@@ -90,12 +115,15 @@ interface AnyResponse {
   readonly writableEnded: boolean;
   writeHead(status: number, headers: OutgoingHttpHeaders): unknown;
   end(body: Buffer): unknown;
+  write(chunk: Buffer): boolean;
+  once(event: 'drain' | 'close', listener: () => void): unknown;
+  off(event: 'drain' | 'close', listener: () => void): unknown;
 }
 
 const NOT_JSON = '<html><body><h1>502 Bad Gateway</h1></body></html>';
 
 export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
-  const { server: leaf } = await getTestPki();
+  const leaf = opts.cert ?? (await getTestPki()).server;
   const prefix = normalizePrefix(opts.prefix);
   const routes = opts.routes ?? {};
 
@@ -139,9 +167,32 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     upstream.requests.push(fakeReq);
 
     // The fault in force when the request arrives decides its fate.
-    switch (upstream.fault) {
-      case 'none':
-        break;
+    if (upstream.fault !== 'none') return fail(upstream.fault, req, res);
+
+    if (path === undefined) {
+      return send(res, {
+        status: 404,
+        json: { error: `not found: ${parsed.pathname} lacks prefix ${prefix}` },
+      });
+    }
+    const route = routes[`${fakeReq.method} ${path}`] ?? routes[path] ?? opts.handler;
+    if (route === undefined) return send(res, { status: 404, json: { error: `not found: ${path}` } });
+
+    let reply: FakeReply;
+    try {
+      reply = typeof route === 'function' ? await route(fakeReq) : route;
+    } catch (err) {
+      // A broken test handler shows up as a 500 naming the error, not as a hang.
+      reply = { status: 500, json: { error: `fake handler threw: ${String(err)}` } };
+    }
+    if (reply.delayMs) await delay(reply.delayMs);
+    if (reply.fault !== undefined && reply.fault !== 'none') return fail(reply.fault, req, res);
+    send(res, reply);
+  }
+
+  /** Answers (or does not) the way `fault` says. */
+  function fail(fault: Exclude<Fault, 'none'>, req: AnyRequest, res: AnyResponse): void | Promise<void> {
+    switch (fault) {
       case '503':
         return send(res, { status: 503, json: { error: 'Service Unavailable' } });
       case '429':
@@ -162,26 +213,13 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
         return;
       case 'empty':
         return send(res, { headers: { 'content-type': 'application/json' }, body: '' });
+      case 'wrong-shape':
+        return send(res, { json: opts.wrongShape ?? WRONG_SHAPE_BODY });
+      case 'huge':
+        return streamHuge(res);
+      case 'trickle':
+        return trickle(res);
     }
-
-    if (path === undefined) {
-      return send(res, {
-        status: 404,
-        json: { error: `not found: ${parsed.pathname} lacks prefix ${prefix}` },
-      });
-    }
-    const route = routes[`${fakeReq.method} ${path}`] ?? routes[path] ?? opts.handler;
-    if (route === undefined) return send(res, { status: 404, json: { error: `not found: ${path}` } });
-
-    let reply: FakeReply;
-    try {
-      reply = typeof route === 'function' ? await route(fakeReq) : route;
-    } catch (err) {
-      // A broken test handler shows up as a 500 naming the error, not as a hang.
-      reply = { status: 500, json: { error: `fake handler threw: ${String(err)}` } };
-    }
-    if (reply.delayMs) await delay(reply.delayMs);
-    send(res, reply);
   }
 
   function send(res: AnyResponse, reply: FakeReply): void {
@@ -208,6 +246,51 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     }
     res.writeHead(reply.status ?? 200, headers);
     res.end(body);
+  }
+
+  /** A JSON array of HUGE_BODY_BYTES, written as fast as the client reads it, never buffered whole. */
+  async function streamHuge(res: AnyResponse): Promise<void> {
+    if (closing || res.destroyed) return;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const chunk = Buffer.from(`${'{"id":1,"name":"x"},'.repeat(3276)}`);
+    let sent = 0;
+    if (!res.write(Buffer.from('['))) await drained(res);
+    while (sent < HUGE_BODY_BYTES && !closing && !res.destroyed) {
+      sent += chunk.length;
+      if (!res.write(chunk)) await drained(res);
+    }
+    if (!closing && !res.destroyed) res.end(Buffer.from('{}]'));
+  }
+
+  /** Headers at once, then one byte of a JSON body per second until the client or the fake gives up. */
+  function trickle(res: AnyResponse): void {
+    if (closing || res.destroyed) return;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const body = Buffer.from(`[${' '.repeat(1_000_000)}]`);
+    let at = 0;
+    const next = () => {
+      if (closing || res.destroyed || at >= body.length) return;
+      res.write(body.subarray(at, at + 1));
+      at += 1;
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        next();
+      }, 1000);
+      timers.add(timer);
+    };
+    next();
+  }
+
+  function drained(res: AnyResponse): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.once('drain', done);
+      res.once('close', done);
+    });
   }
 
   function delay(ms: number): Promise<void> {

@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config/index.js';
 import { providerCatalog } from '../catalog.js';
+import { deadlineSignal } from '../deadline.js';
 import { type HttpClient, parseJson } from '../http-client.js';
 import { type Provider, ProviderError, type ProviderInfo } from '../types.js';
 
@@ -88,7 +89,7 @@ export class TurnstileVerifier implements Provider {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: form.toString(),
-      signal: AbortSignal.any([signal, AbortSignal.timeout(this.#timeoutMs)]),
+      signal: deadlineSignal(this.#timeoutMs, signal),
       maxBytes: 64 * 1024,
     });
     const data = parseJson<SiteverifyResponse>(res.body, this.#url);

@@ -10,6 +10,7 @@
  * one issuance. Pages are followed with `after=<last id>` until an empty page
  * or MAX_CERTSPOTTER_PAGES; stopping at the cap marks the result truncated.
  */
+import { deadlineSignal } from '../deadline.js';
 import { type HttpClient, joinUrl } from '../http-client.js';
 import { ProviderError, type ProviderInfo } from '../types.js';
 import { certificateDnsNames, isoUtc, issuerFromDn } from './normalize.js';
@@ -61,7 +62,7 @@ export class CertspotterProvider implements CtProvider {
       const url = issuancesUrl(this.info.endpoint, domain, after);
       const res = await this.#http.getJson<unknown>(url, {
         headers: { authorization: `Bearer ${apiKey}` },
-        signal: AbortSignal.any([signal, AbortSignal.timeout(pageTimeoutMs)]),
+        signal: deadlineSignal(pageTimeoutMs, signal),
         maxBytes: MAX_PAGE_BYTES,
       });
       if (res.status !== 200) {

@@ -15,6 +15,7 @@
  * body) is an operational failure thrown to the chain.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { deadlineSignal } from '../deadline.js';
 import { type HttpClient, joinUrl, parseJson } from '../http-client.js';
 import { ProviderError, type ProviderInfo } from '../types.js';
 import { certificateDnsNames, isoUtc, issuerFromDn, normalizeSerial } from './normalize.js';
@@ -89,7 +90,7 @@ export class CrtshProvider implements CtProvider {
       const url = searchUrl(this.info.endpoint, q, excludeExpired);
       const res = await this.#http.send(url, {
         headers: { accept: 'application/json' },
-        signal: AbortSignal.any([signal, AbortSignal.timeout(this.#requestTimeoutMs)]),
+        signal: deadlineSignal(this.#requestTimeoutMs, signal),
         maxBytes: MAX_CRTSH_BYTES,
         // Read here rather than thrown by the client: a 503 may be the database-timeout page.
         passStatuses: [502, 503],

@@ -94,6 +94,22 @@ class Connection {
     if (this.#pending.size === 0) this.#idle();
   }
 
+  /**
+   * A query given up on (timeout, or its caller left). When the connection is
+   * in the middle of a frame, nothing behind that frame can arrive until it
+   * ends, and a server sending it that slowly would hold every later query on
+   * this connection hostage (each send also restarts the idle timer, so the
+   * connection would never close by itself): close it, so the next query
+   * opens a fresh one. Other queries waiting here are asked once more on a
+   * new connection (as after a pooled connection's idle close).
+   */
+  abandon(id: number): void {
+    this.forget(id);
+    if (this.#buffered.length > 0) {
+      this.#fail(new ConnectionClosed(true, 'connection closed: an answer stalled mid-frame'));
+    }
+  }
+
   close(): void {
     this.#socket.destroy();
   }
@@ -174,7 +190,7 @@ export class DnsStreamSession {
     const id = conn.freeId();
     const bytes = await new Promise<Buffer>((resolve, reject) => {
       const onAbort = () => {
-        conn.forget(id);
+        conn.abandon(id);
         reject(abortError(signal, this.#opts.url));
       };
       signal.addEventListener('abort', onAbort, { once: true });

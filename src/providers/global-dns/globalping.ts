@@ -20,6 +20,7 @@
  * responses.yaml, examples.yaml); samples in test/fixtures/globalping/.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import { deadlineSignal } from '../deadline.js';
 import { type HttpClient, type HttpResponse, joinUrl, parseJson } from '../http-client.js';
 import { ProviderError, type ProviderInfo } from '../types.js';
 import type {
@@ -250,7 +251,7 @@ export class GlobalpingAdapter implements GlobalDnsProvider {
   }
 
   #requestSignal(signal: AbortSignal): AbortSignal {
-    return AbortSignal.any([signal, AbortSignal.timeout(this.#opts.requestTimeoutMs)]);
+    return deadlineSignal(this.#opts.requestTimeoutMs, signal);
   }
 }
 

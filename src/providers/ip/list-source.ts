@@ -22,6 +22,7 @@ import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Clock } from '../../cache/types.js';
+import { deadlineSignal } from '../deadline.js';
 import type { HttpClient } from '../http-client.js';
 import type { ProviderRegistry } from '../registry.js';
 import { ProviderError, type ProviderInfo } from '../types.js';
@@ -195,10 +196,8 @@ export class ListSource<T> {
       if (this.#etag) headers['if-none-match'] = this.#etag;
       if (this.#lastModified) headers['if-modified-since'] = this.#lastModified;
     }
-    const signal = AbortSignal.any([
-      this.#abort.signal,
-      AbortSignal.timeout(this.#opts.timeoutMs ?? 120_000),
-    ]);
+    // Not AbortSignal.any([..., AbortSignal.timeout()]): Node 20 may collect that timeout before it fires.
+    const signal = deadlineSignal(this.#opts.timeoutMs ?? 120_000, this.#abort.signal);
     const res = await http.send(url, {
       headers,
       signal,
