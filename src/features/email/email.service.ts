@@ -10,7 +10,6 @@ import { badInput } from '../../errors.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
 import { normalizeDomain } from '../dns/dns-target.js';
 import {
-  type BimiEvaluation,
   type BimiLookup,
   chooseBimiRecord,
   evaluateBimi,
@@ -18,9 +17,9 @@ import {
   SVG_MAX_BYTES,
   VMC_MAX_BYTES,
 } from './bimi.js';
-import { type DkimEvaluation, evaluateDkim } from './dkim.js';
+import { evaluateDkim } from './dkim.js';
 import { parseSelectors, selectorsToTest } from './dkim-selectors.js';
-import { type DmarcEvaluation, evaluateDmarc } from './dmarc.js';
+import { evaluateDmarc } from './dmarc.js';
 import type {
   EmailCheck,
   EmailCheckDetails,
@@ -35,11 +34,11 @@ import {
   parseMtaStsRecord,
   policyUrl,
 } from './mta-sts.js';
-import { evaluateMx, type MxEvaluation } from './mx.js';
-import { recommend } from './recommendations.js';
+import { evaluateMx } from './mx.js';
+import { type RecommendationInput, recommend } from './recommendations.js';
 import type { ResourceFetcher } from './resource-fetcher.js';
-import { type CheckScore, type ScoreResult, scoreEmailSecurity } from './score.js';
-import { evaluateSpf, SPF_LOOKUP_LIMIT, SPF_VOID_LIMIT, type SpfEvaluation } from './spf.js';
+import { type CheckScore, scoreEmailSecurity } from './score.js';
+import { evaluateSpf, SPF_LOOKUP_LIMIT, SPF_VOID_LIMIT } from './spf.js';
 import { evaluateTlsRpt, type TlsRptEvaluation } from './tls-rpt.js';
 import type { CheckId, CheckStatus, FetchOutcome, Finding } from './types.js';
 
@@ -241,18 +240,8 @@ function notApplicableTlsRpt(exists: boolean): TlsRptEvaluation {
   };
 }
 
-interface CheckParts {
-  domain: string;
-  exists: boolean;
-  score: ScoreResult;
-  mx: MxEvaluation;
-  spf: SpfEvaluation;
-  dmarc: DmarcEvaluation;
-  dkim: DkimEvaluation;
-  mtaSts: MtaStsEvaluation;
-  tlsRpt: TlsRptEvaluation;
-  bimi: BimiEvaluation;
-}
+/** Every evaluation the response is built from: the same facts the recommendations are drawn from. */
+type CheckParts = RecommendationInput;
 
 interface Presented {
   status: CheckStatus;
