@@ -27,6 +27,7 @@ import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse }
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { FakeLifecycle } from './lifecycle.js';
 import { getTestPki, type IssuedCert } from './test-ca.js';
 
 export interface TargetRequest {
@@ -110,9 +111,7 @@ export async function startHttpTarget(opts: HttpTargetOptions = {}): Promise<Htt
   const protocol = opts.protocol ?? 'http';
   const port = opts.port ?? (protocol === 'https' ? 443 : 80);
   const routes = new Map(Object.entries(opts.routes ?? {}));
-  const sockets = new Set<{ destroy(): void }>();
-  const timers = new Set<NodeJS.Timeout>();
-  let closing = false;
+  const life = new FakeLifecycle();
 
   const target: HttpTarget = {
     protocol,
@@ -163,8 +162,8 @@ export async function startHttpTarget(opts: HttpTargetOptions = {}): Promise<Htt
       req.socket.destroy();
       return;
     }
-    if (reply.delayMs) await delay(reply.delayMs);
-    if (closing || res.destroyed) return;
+    if (reply.delayMs) await life.delay(reply.delayMs);
+    if (life.closing || res.destroyed) return;
 
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(reply.headers ?? {})) headers[name.toLowerCase()] = value;
@@ -191,7 +190,7 @@ export async function startHttpTarget(opts: HttpTargetOptions = {}): Promise<Htt
   /** Writes `total` bytes honouring backpressure; stops when the client goes away. */
   async function stream(res: AnyResponse, total: number): Promise<void> {
     let left = total;
-    while (left > 0 && !closing && !res.destroyed) {
+    while (left > 0 && !life.closing && !res.destroyed) {
       const chunk = left >= CHUNK.length ? CHUNK : CHUNK.subarray(0, left);
       left -= chunk.length;
       if (!res.write(chunk)) {
@@ -211,23 +210,9 @@ export async function startHttpTarget(opts: HttpTargetOptions = {}): Promise<Htt
 
   /** One byte a second until the client goes away or the target closes. */
   function trickle(res: AnyResponse): void {
-    if (closing || res.destroyed) return;
+    if (life.closing || res.destroyed) return;
     res.write(Buffer.from(' '));
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      trickle(res);
-    }, 1000);
-    timers.add(timer);
-  }
-
-  function delay(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        resolve();
-      }, ms);
-      timers.add(timer);
-    });
+    life.later(() => trickle(res), 1000);
   }
 
   const makeServer = async (address: string): Promise<Server> => {
@@ -243,8 +228,7 @@ export async function startHttpTarget(opts: HttpTargetOptions = {}): Promise<Htt
     });
     // HTTP/2 sessions must be destroyed themselves, or close() waits for them.
     s.on('session', (session: { destroy(): void; once(e: 'close', f: () => void): void }) => {
-      sockets.add(session);
-      session.once('close', () => sockets.delete(session));
+      life.track(session);
     });
     // A client that gives up on the certificate leaves an error on the server side; it is expected.
     s.on('tlsClientError', () => {});
@@ -277,8 +261,7 @@ export async function startHttpTarget(opts: HttpTargetOptions = {}): Promise<Htt
   const server = bound.server;
   server.on('connection', (socket: Socket) => {
     target.connections += 1;
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    life.track(socket);
   });
 
   const defaultPort = protocol === 'https' ? 443 : 80;
@@ -286,16 +269,8 @@ export async function startHttpTarget(opts: HttpTargetOptions = {}): Promise<Htt
   target.port = bound.port;
   target.origin = `${protocol}://${bound.address}${bound.port === defaultPort ? '' : `:${bound.port}`}`;
 
-  let closed: Promise<void> | undefined;
   function close(): Promise<void> {
-    closed ??= new Promise<void>((resolve) => {
-      closing = true;
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
-      server.close(() => resolve());
-      for (const s of sockets) s.destroy();
-    });
-    return closed;
+    return life.close(server);
   }
   return target;
 }

@@ -22,6 +22,7 @@ import { createSecureServer } from 'node:http2';
 import { createServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
+import { FakeLifecycle } from './lifecycle.js';
 import { getTestPki } from './test-ca.js';
 
 export type Fault =
@@ -127,9 +128,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
   const prefix = normalizePrefix(opts.prefix);
   const routes = opts.routes ?? {};
 
-  const sockets = new Set<Socket>();
-  const timers = new Set<NodeJS.Timeout>();
-  let closing = false;
+  const life = new FakeLifecycle();
 
   const upstream: FakeUpstream = {
     url: '',
@@ -185,7 +184,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
       // A broken test handler shows up as a 500 naming the error, not as a hang.
       reply = { status: 500, json: { error: `fake handler threw: ${String(err)}` } };
     }
-    if (reply.delayMs) await delay(reply.delayMs);
+    if (reply.delayMs) await life.delay(reply.delayMs);
     if (reply.fault !== undefined && reply.fault !== 'none') return fail(reply.fault, req, res);
     send(res, reply);
   }
@@ -223,7 +222,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
   }
 
   function send(res: AnyResponse, reply: FakeReply): void {
-    if (closing || res.destroyed || res.writableEnded) return;
+    if (life.closing || res.destroyed || res.writableEnded) return;
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(reply.headers ?? {})) headers[name.toLowerCase()] = value;
     let body: Buffer;
@@ -250,33 +249,29 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
 
   /** A JSON array of HUGE_BODY_BYTES, written as fast as the client reads it, never buffered whole. */
   async function streamHuge(res: AnyResponse): Promise<void> {
-    if (closing || res.destroyed) return;
+    if (life.closing || res.destroyed) return;
     res.writeHead(200, { 'content-type': 'application/json' });
     const chunk = Buffer.from(`${'{"id":1,"name":"x"},'.repeat(3276)}`);
     let sent = 0;
     if (!res.write(Buffer.from('['))) await drained(res);
-    while (sent < HUGE_BODY_BYTES && !closing && !res.destroyed) {
+    while (sent < HUGE_BODY_BYTES && !life.closing && !res.destroyed) {
       sent += chunk.length;
       if (!res.write(chunk)) await drained(res);
     }
-    if (!closing && !res.destroyed) res.end(Buffer.from('{}]'));
+    if (!life.closing && !res.destroyed) res.end(Buffer.from('{}]'));
   }
 
   /** Headers at once, then one byte of a JSON body per second until the client or the fake gives up. */
   function trickle(res: AnyResponse): void {
-    if (closing || res.destroyed) return;
+    if (life.closing || res.destroyed) return;
     res.writeHead(200, { 'content-type': 'application/json' });
     const body = Buffer.from(`[${' '.repeat(1_000_000)}]`);
     let at = 0;
     const next = () => {
-      if (closing || res.destroyed || at >= body.length) return;
+      if (life.closing || res.destroyed || at >= body.length) return;
       res.write(body.subarray(at, at + 1));
       at += 1;
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        next();
-      }, 1000);
-      timers.add(timer);
+      life.later(() => next(), 1000);
     };
     next();
   }
@@ -293,16 +288,6 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
     });
   }
 
-  function delay(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        resolve();
-      }, ms);
-      timers.add(timer);
-    });
-  }
-
   const server: TlsServer = opts.http2
     ? createSecureServer({ key: leaf.keyPem, cert: leaf.certPem, allowHTTP1: true }, listener)
     : createServer({ key: leaf.keyPem, cert: leaf.certPem }, listener);
@@ -311,22 +296,11 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise
   // end them at once, including those a 'timeout' fault or keep-alive would
   // otherwise hold open indefinitely.
   server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    life.track(socket);
   });
 
-  let closed: Promise<void> | undefined;
   function close(): Promise<void> {
-    // Idempotent: a second call waits for the same shutdown.
-    closed ??= new Promise<void>((resolve) => {
-      closing = true;
-      // Pending delayMs replies are dropped (their sockets are about to go).
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
-      server.close(() => resolve());
-      for (const socket of sockets) socket.destroy();
-    });
-    return closed;
+    return life.close(server);
   }
 
   await new Promise<void>((resolve, reject) => {
