@@ -53,11 +53,12 @@ export class Metrics {
 
 async function metricsPlugin(app: FastifyInstance, opts: { metrics: Metrics }): Promise<void> {
   const { metrics } = opts;
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     // The route template, never the raw URL, so label cardinality stays bounded.
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.requests.inc({ route, method: request.method, status: String(reply.statusCode) });
     metrics.duration.observe({ route, method: request.method }, reply.elapsedTime / 1000);
+    done();
   });
 }
 

@@ -101,6 +101,9 @@ function item(group: LimitGroup, res: RateLimiterRes, spec: RateLimitSpec): stri
   return `"${group}";r=${Math.max(0, Math.min(spec.points, res.remainingPoints))};t=${reset}`;
 }
 
+/** Adds one member to a structured-field list. */
+const append = (list: string, member: string) => (list === '' ? member : `${list}, ${member}`);
+
 async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Promise<void> {
   const general = makeLimiter('general', opts.general, opts.redis);
   const expensive = makeLimiter('expensive', opts.expensive, opts.redis);
@@ -133,11 +136,12 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Pr
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     // The matched route when there is one: the router decodes the path, so /%61pi/dns
     // reaches /api/dns although its raw URL does not start with /api/.
-    if (!(request.routeOptions.url ?? request.url).startsWith('/api/')) return;
-    const { limiters, policy } = request.routeOptions.config.expensive ? costly : cheap;
+    const route = request.routeOptions;
+    if (!(route.url ?? request.url).startsWith('/api/')) return;
+    const { limiters, policy } = route.config.expensive ? costly : cheap;
     const key = rateLimitKey(request.ip);
-    const items: string[] = [];
     reply.header('ratelimit-policy', policy);
+    let items = '';
     for (const limiter of limiters) {
       let res: RateLimiterRes;
       try {
@@ -145,14 +149,13 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Pr
       } catch (rejection) {
         // rate-limiter-flexible rejects with a RateLimiterRes when the budget is spent.
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        items.push(item(limiter.group, rejection, limiter.spec));
-        reply.header('ratelimit', items.join(', '));
+        reply.header('ratelimit', append(items, item(limiter.group, rejection, limiter.spec)));
         opts.onReject?.(limiter.group);
         throw tooManyRequests(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)), limiter.group);
       }
-      items.push(item(limiter.group, res, limiter.spec));
+      items = append(items, item(limiter.group, res, limiter.spec));
     }
-    reply.header('ratelimit', items.join(', '));
+    reply.header('ratelimit', items);
   });
 }
 
