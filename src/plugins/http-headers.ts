@@ -10,11 +10,22 @@ declare module 'fastify' {
   interface FastifyReply {
     /** Marks a successful answer as cacheable for maxAge seconds, with HIT/MISS for X-Service-Cache. */
     cacheable(cache: { hit: boolean; maxAge: number }): FastifyReply;
+    /**
+     * Sends a 200 body that many requests share (every hit on one cache entry gets the
+     * same object): it goes through this route's serializer once, not once per request.
+     * The body must not be mutated afterwards.
+     */
+    sendShared(body: object): FastifyReply;
   }
 }
 
 // JSON is never rendered as a document, so it may load nothing and be framed nowhere.
 const JSON_CSP = "default-src 'none'; frame-ancestors 'none'";
+const BASELINE = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' } as const;
+const PUBLIC_CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'x-service-cache, retry-after, ratelimit, ratelimit-policy, x-request-id',
+} as const;
 
 async function httpHeadersPlugin(app: FastifyInstance): Promise<void> {
   app.decorateReply('cacheable', function (this: FastifyReply, cache: { hit: boolean; maxAge: number }) {
@@ -23,12 +34,30 @@ async function httpHeadersPlugin(app: FastifyInstance): Promise<void> {
     return this;
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Set in one call per reply: these never vary, and each header costs a lookup and a copy.
+  // Per body object, with the route whose serializer produced it: a body is only reused as
+  // that route's JSON. Entries go when their cache entry (the body's only holder) goes.
+  const serialized = new WeakMap<object, { route: string | undefined; json: string }>();
+  app.decorateReply('sendShared', function (this: FastifyReply, body: object) {
+    const route = this.request.routeOptions.url;
+    let memo = serialized.get(body);
+    if (memo === undefined || memo.route !== route) {
+      // A route's JSON serializer yields a string; String() only pins the type.
+      memo = { route, json: String(this.serialize(body)) };
+      serialized.set(body, memo);
+    }
+    return this.type('application/json; charset=utf-8').send(memo.json);
+  });
+
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
-    const type = String(reply.getHeader('content-type') ?? '');
-    if (type.startsWith('application/json') && !reply.hasHeader('content-security-policy')) {
+    reply.headers(BASELINE);
+    const type = reply.getHeader('content-type');
+    if (
+      typeof type === 'string' &&
+      type.startsWith('application/json') &&
+      !reply.hasHeader('content-security-policy')
+    ) {
       reply.header('content-security-policy', JSON_CSP);
     }
     // A 304 revalidates a cacheable response: it keeps that response's caching headers.
@@ -38,16 +67,14 @@ async function httpHeadersPlugin(app: FastifyInstance): Promise<void> {
     }
     // The matched route, not the raw URL: the router decodes `/%61pi/...` to `/api/...`.
     const path = request.routeOptions.url ?? request.url;
-    const isApi = path.startsWith('/api/') || path === '/openapi.json';
-    if (isApi && (request.method === 'GET' || request.method === 'HEAD')) {
+    if (
+      (request.method === 'GET' || request.method === 'HEAD') &&
+      (path.startsWith('/api/') || path === '/openapi.json')
+    ) {
       // Public, credential-free data: any origin may read it, cookies are never sent cross-origin.
-      reply.header('access-control-allow-origin', '*');
-      reply.header(
-        'access-control-expose-headers',
-        'x-service-cache, retry-after, ratelimit, ratelimit-policy, x-request-id',
-      );
+      reply.headers(PUBLIC_CORS);
     }
-    return payload;
+    done(null, payload);
   });
 }
 

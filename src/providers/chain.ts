@@ -63,7 +63,8 @@ export class ProviderChain {
       const answer = await this.#attempt(req);
       return { value: answer, ttl: req.ttl(answer.value) };
     });
-    return { ...result.value, cache: { hit: result.hit, maxAge: result.maxAge } };
+    const { value, source, source_id, providers_tried } = result.value;
+    return { value, source, source_id, providers_tried, cache: { hit: result.hit, maxAge: result.maxAge } };
   }
 
   async #attempt<P extends Provider, T>(req: ChainRequest<P, T>): Promise<Answer<T>> {

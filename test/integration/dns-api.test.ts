@@ -269,6 +269,35 @@ describe('GET /api/dns transports and failures', () => {
   });
 });
 
+describe('GET /api/dns bodies of cached answers', () => {
+  it('are the same for every spelling that reaches one cache entry', async () => {
+    const a = await app();
+    const short = await dns(a, `target=${encodeURIComponent('2606:4700:4700::1111')}&type=PTR`);
+    const long = await dns(a, `target=${encodeURIComponent('2606:4700:4700:0:0:0:0:1111')}&type=PTR`);
+    expect(long.res.headers['x-service-cache']).toBe('HIT');
+    // The target is shown in canonical form (RFC 5952), so both read the same.
+    expect(short.body.target).toBe('2606:4700:4700::1111');
+    expect(long.body).toEqual(short.body);
+    expect(primary.counts.doh).toBe(1);
+  });
+
+  it('follow the cache entry: after expiry the new answer is shown, not the body of the old one', async () => {
+    let now = Date.now();
+    const a = await app({ clock: () => now });
+    const first = await dns(a, 'target=short.example.test&type=A');
+    const hit = await dns(a, 'target=short.example.test&type=A');
+    expect(hit.res.headers['x-service-cache']).toBe('HIT');
+    expect(hit.body).toEqual(first.body);
+    expect(hit.body.source_id).toBe(first.body.providers_tried[0].id);
+    now += 6000;
+    primary.set({ rcode: 'SERVFAIL' });
+    const renewed = await dns(a, 'target=short.example.test&type=A');
+    expect(renewed.res.headers['x-service-cache']).toBe('MISS');
+    expect(renewed.body.providers_tried.map((t: { status: string }) => t.status)).toEqual(['failed', 'ok']);
+    expect(renewed.body.source_id).not.toBe(first.body.source_id);
+  });
+});
+
 describe('GET /api/dns input', () => {
   it.each([
     ['type=A', 'target is required'],

@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { buildTestApp, capturingLogger } from '../helper.js';
 import { ProbeProvider, probeRoutes } from '../probe-routes.js';
@@ -43,6 +44,36 @@ describe('cache headers through the provider chain', () => {
     const retry = await app.inject('/api/probe/cached?q=b');
     expect(retry.statusCode).toBe(200);
     expect(retry.json().providers_tried.map((a: { status: string }) => a.status)).toEqual(['failed', 'ok']);
+  });
+});
+
+describe('reply.sendShared', () => {
+  it("serializes a shared body once per route, through that route's own schema", async () => {
+    const shared = { a: 1, b: 'two', secret: 'never serialized' };
+    let sends = 0;
+    const app = await buildTestApp({
+      extend: (app) => {
+        for (const [path, schema] of [
+          ['/api/shared-a', Type.Object({ a: Type.Integer() })],
+          ['/api/shared-b', Type.Object({ b: Type.String() })],
+        ] as const) {
+          app.get(path, { schema: { response: { 200: schema } } }, async (_request, reply) => {
+            sends++;
+            return reply.cacheable({ hit: true, maxAge: 60 }).sendShared(shared);
+          });
+        }
+      },
+    });
+    for (let i = 0; i < 2; i++) {
+      const a = await app.inject('/api/shared-a');
+      expect(a.body).toBe('{"a":1}');
+      expect(a.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(a.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(a.headers['cache-control']).toBe('public, max-age=60');
+      // The same object on another route is that route's JSON, not the first route's memo.
+      expect((await app.inject('/api/shared-b')).body).toBe('{"b":"two"}');
+    }
+    expect(sends).toBe(4);
   });
 });
 

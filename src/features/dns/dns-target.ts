@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import { domainToASCII, domainToUnicode } from 'node:url';
 import ipaddr from 'ipaddr.js';
+import { LRUCache } from 'lru-cache';
 import { AppError, badInput } from '../../errors.js';
 import { classifyAddress } from '../../net/address.js';
 
@@ -186,7 +187,24 @@ export interface DnsQuestion {
   address?: string;
 }
 
+/**
+ * Parsed questions by (type, target) as given: the same few names are asked again and
+ * again, and parsing one (IDNA, label rules, address checks) costs more than the cache
+ * hit that answers it. Only accepted input is kept; a refusal is parsed again each time.
+ */
+const parsed = new LRUCache<string, DnsQuestion>({ max: 10_000 });
+
 export function parseDnsQuestion(target: string, type: DnsApiType): DnsQuestion {
+  const key = `${type} ${target}`;
+  let question = parsed.get(key);
+  if (question === undefined) {
+    question = Object.freeze(parseUncached(target, type));
+    parsed.set(key, question);
+  }
+  return question;
+}
+
+function parseUncached(target: string, type: DnsApiType): DnsQuestion {
   if (type === 'PTR') {
     const literal = target.startsWith('[') && target.endsWith(']') ? target.slice(1, -1) : target;
     // node:net's isIP() accepts a zone id (fe80::1%eth0), which names an interface of the asking

@@ -22,15 +22,15 @@ export default async function dnsRoutes(base: FastifyInstance, { ctx }: { ctx: A
         response: { 200: DnsResponseSchema, ...errorResponses(400, 429, 502) },
       },
       // `type` is case-insensitive on input and canonical upper case everywhere after.
-      preValidation: async (request) => {
+      preValidation: (request, _reply, done) => {
         const query = request.query as Record<string, unknown>;
         if (typeof query.type === 'string') query.type = query.type.toUpperCase();
+        done();
       },
     },
     async (request, reply) => {
       const { body, cache } = await lookupDns(ctx.dns, request.query.target, request.query.type ?? 'A');
-      reply.cacheable(cache);
-      return body;
+      return reply.cacheable(cache).sendShared(body);
     },
   );
 }

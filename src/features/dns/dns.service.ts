@@ -8,7 +8,8 @@ import type { DnsResponse } from './dns.schema.js';
 import { type DnsApiType, parseDnsQuestion } from './dns-target.js';
 
 export interface DnsLookup {
-  body: DnsResponse;
+  /** Shared by every request served from the same cache entry: never mutate it. */
+  body: Readonly<DnsResponse>;
   cache: ChainResult<DnsAnswer>['cache'];
 }
 
@@ -25,10 +26,34 @@ export async function lookupDns(
 ): Promise<DnsLookup> {
   const question = parseDnsQuestion(target, type);
   const result = await resolver.resolve(question.name, type, { signal });
+  const shown = question.address ?? question.name;
+  // Every hit on one cache entry gets the same answer object, so its body is shaped once and
+  // shared (read-only) by all of them; a Redis hit is a fresh object and is simply shaped again.
+  let bodies = shaped.get(result.value);
+  let body = bodies?.get(shown);
+  if (body === undefined) {
+    body = shape(result, shown, question.name, type);
+    if (bodies === undefined) {
+      bodies = new Map();
+      shaped.set(result.value, bodies);
+    }
+    bodies.set(shown, body);
+  }
+  return { body, cache: result.cache };
+}
+
+const shaped = new WeakMap<DnsAnswer, Map<string, DnsResponse>>();
+
+function shape(
+  result: ChainResult<DnsAnswer>,
+  target: string,
+  queryName: string,
+  type: DnsApiType,
+): DnsResponse {
   const answer = result.value;
   const body: DnsResponse = {
-    target: question.address ?? question.name,
-    query_name: question.name,
+    target,
+    query_name: queryName,
     type,
     rcode: answer.rcode,
     authenticated_data: answer.flags.ad,
@@ -51,5 +76,5 @@ export async function lookupDns(
       ...(e.text ? { text: e.text } : {}),
     }));
   }
-  return { body, cache: result.cache };
+  return body;
 }
