@@ -10,7 +10,7 @@ import { Type } from 'typebox';
 import { buildApp } from '../src/app.js';
 import { testConfig } from '../src/config/index.js';
 import type { Provider, ProviderInfo } from '../src/providers/types.js';
-import { bareRoute, listen, measure, table } from './lib.js';
+import { addedHeaders, bareRoute, listen, measure, table } from './lib.js';
 
 const seconds = Number(process.argv[2] ?? 5);
 
@@ -61,12 +61,22 @@ app.get(
     return { ...result.value, source: result.source, source_id: result.source_id };
   },
 );
-const bare = await bareRoute('/api/bench', { ...answer, source: info.name, source_id: info.id });
+const body = { ...answer, source: info.name, source_id: info.id };
+const bare = await bareRoute('/api/bench', body);
+const sample = await app.inject('/api/bench');
+const withHeaders = await bareRoute('/api/bench', body, addedHeaders(sample.headers));
 
 const appUrl = await listen(app);
 const bareUrl = await listen(bare);
+const withHeadersUrl = await listen(withHeaders);
 const baseline = await measure('bare Fastify route', `${bareUrl}/api/bench`, seconds);
+const headersOnly = await measure(
+  "bare route sending the app's headers",
+  `${withHeadersUrl}/api/bench`,
+  seconds,
+);
 const cached = await measure('cached route through the full app', `${appUrl}/api/bench`, seconds);
-process.stdout.write(`${table([baseline, cached], baseline)}\n`);
+process.stdout.write(`${table([baseline, headersOnly, cached], baseline)}\n`);
 await app.close();
 await bare.close();
+await withHeaders.close();

@@ -13,6 +13,10 @@ export interface Measured {
   p50Ms: number;
   p99Ms: number;
   non2xx: number;
+  /** Server CPU (user + system) per request in µs: steadier than req/s when the load generator saturates first. */
+  cpuUsPerRequest: number;
+  /** The user-space part of it: the JavaScript's own share, without the kernel's socket work. */
+  userUsPerRequest: number;
 }
 
 export async function listen(app: FastifyInstance): Promise<string> {
@@ -22,27 +26,62 @@ export async function listen(app: FastifyInstance): Promise<string> {
   return `http://127.0.0.1:${address.port}`;
 }
 
-/** The baseline: Fastify with nothing but one route answering the same body. */
-export async function bareRoute(path: string, body: unknown): Promise<FastifyInstance> {
+/**
+ * The baseline: Fastify with nothing but one route answering the same body.
+ * Given `headers`, it also sends those (the app's own, copied from one of its
+ * replies): the cost of the headers alone, without the work that decides them.
+ */
+export async function bareRoute(
+  path: string,
+  body: unknown,
+  headers?: Record<string, string>,
+): Promise<FastifyInstance> {
   const app = Fastify({ logger: false });
-  app.get(path, async () => body);
+  app.get(path, async (_request, reply) => {
+    if (headers) reply.headers(headers);
+    return body;
+  });
   return app;
+}
+
+/** The headers a reply carries that a bare route would not send by itself. */
+export function addedHeaders(headers: Record<string, unknown>): Record<string, string> {
+  const own = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive']);
+  return Object.fromEntries(
+    Object.entries(headers)
+      .filter(([name, value]) => !own.has(name) && typeof value === 'string')
+      .map(([name, value]) => [name, value as string]),
+  );
 }
 
 const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
 
 interface AutocannonJson {
-  requests: { average: number };
+  requests: { average: number; total: number };
   latency: { p50: number; p99: number };
   non2xx: number;
 }
 
 /** Runs autocannon in its own process so the load generator does not share the server's event loop. */
-function autocannon(url: string, seconds: number, connections: number): Promise<AutocannonJson> {
+function autocannon(
+  url: string,
+  seconds: number,
+  connections: number,
+  rate?: number,
+): Promise<AutocannonJson> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [autocannonBin, '--json', '-c', String(connections), '-d', String(seconds), url],
+      [
+        autocannonBin,
+        '--json',
+        '-c',
+        String(connections),
+        '-d',
+        String(seconds),
+        ...(rate === undefined ? [] : ['-R', String(rate)]),
+        url,
+      ],
       {
         stdio: ['ignore', 'pipe', 'ignore'],
       },
@@ -62,28 +101,33 @@ export async function measure(
   url: string,
   seconds: number,
   connections = 50,
+  rate?: number,
 ): Promise<Measured> {
   // Warm-up so JIT and caches are hot before the measured window.
-  await autocannon(url, 1, connections);
-  const result = await autocannon(url, seconds, connections);
+  await autocannon(url, 1, connections, rate);
+  const cpuBefore = process.cpuUsage();
+  const result = await autocannon(url, seconds, connections, rate);
+  const cpu = process.cpuUsage(cpuBefore);
   return {
     name,
     requestsPerSec: result.requests.average,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
+    cpuUsPerRequest: (cpu.user + cpu.system) / Math.max(1, result.requests.total),
+    userUsPerRequest: cpu.user / Math.max(1, result.requests.total),
   };
 }
 
 export function table(rows: Measured[], baseline: Measured): string {
   const lines = [
-    '| route | req/s | p50 ms | p99 ms | non-2xx | throughput vs bare |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| route | req/s | p50 ms | p99 ms | non-2xx | server CPU µs/req | throughput vs bare |',
+    '|---|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
     const ratio = r.requestsPerSec / baseline.requestsPerSec;
     lines.push(
-      `| ${r.name} | ${Math.round(r.requestsPerSec)} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${ratio.toFixed(2)} |`,
+      `| ${r.name} | ${Math.round(r.requestsPerSec)} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.cpuUsPerRequest.toFixed(1)} | ${ratio.toFixed(2)} |`,
     );
   }
   return lines.join('\n');

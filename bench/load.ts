@@ -11,7 +11,7 @@ import pino from 'pino';
 import { buildApp } from '../src/app.js';
 import { testConfig } from '../src/config/index.js';
 import { startFakeDnsServer } from '../test/fakes/dns-server.js';
-import { bareRoute, listen, measure, table } from './lib.js';
+import { addedHeaders, bareRoute, listen, measure, table } from './lib.js';
 
 const seconds = Number(process.argv[2] ?? 5);
 const fake = await startFakeDnsServer();
@@ -32,14 +32,22 @@ const app = await buildApp(
   },
 );
 const path = '/api/dns?target=example.test&type=A';
-const sample = (await app.inject(path)).json();
-const bare = await bareRoute('/api/dns', sample);
+const sample = await app.inject(path);
+const bare = await bareRoute('/api/dns', sample.json());
+const withHeaders = await bareRoute('/api/dns', sample.json(), addedHeaders(sample.headers));
 const appUrl = await listen(app);
 const bareUrl = await listen(bare);
+const withHeadersUrl = await listen(withHeaders);
 for (const connections of [1, 50, 500]) {
   const baseline = await measure(
     `bare route, ${connections} conn`,
     `${bareUrl}/api/dns`,
+    seconds,
+    connections,
+  );
+  const headersOnly = await measure(
+    `bare route + the app's headers, ${connections} conn`,
+    `${withHeadersUrl}/api/dns`,
     seconds,
     connections,
   );
@@ -50,11 +58,12 @@ for (const connections of [1, 50, 500]) {
     connections,
   );
   out.push(
-    `\n### ${connections} connection${connections === 1 ? '' : 's'}\n\n${table([baseline, cached], baseline)}`,
+    `\n### ${connections} connection${connections === 1 ? '' : 's'}\n\n${table([baseline, headersOnly, cached], baseline)}`,
   );
 }
 await app.close();
 await bare.close();
+await withHeaders.close();
 
 // 2. Overload with the contract's limits: one client far over its budget.
 const limited = await buildApp(testConfig({ dnsResolvers: [fake.udp], loadShedEventLoopDelayMs: 0 }), {
