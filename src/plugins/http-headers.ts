@@ -21,6 +21,7 @@ declare module 'fastify' {
 
 // JSON is never rendered as a document, so it may load nothing and be framed nowhere.
 const JSON_CSP = "default-src 'none'; frame-ancestors 'none'";
+// Constant sets, each added in one call per reply.
 const BASELINE = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' } as const;
 const PUBLIC_CORS = {
   'access-control-allow-origin': '*',
@@ -34,7 +35,6 @@ async function httpHeadersPlugin(app: FastifyInstance): Promise<void> {
     return this;
   });
 
-  // Set in one call per reply: these never vary, and each header costs a lookup and a copy.
   // Per body object, with the route whose serializer produced it: a body is only reused as
   // that route's JSON. Entries go when their cache entry (the body's only holder) goes.
   const serialized = new WeakMap<object, { route: string | undefined; json: string }>();
