@@ -29,20 +29,17 @@ export async function lookupDns(
   const shown = question.address ?? question.name;
   // Every hit on one cache entry gets the same answer object, so its body is shaped once and
   // shared (read-only) by all of them; a Redis hit is a fresh object and is simply shaped again.
-  let bodies = shaped.get(result.value);
-  let body = bodies?.get(shown);
-  if (body === undefined) {
+  // Targets are canonical, so one entry has one target; the check keeps that an assumption
+  // that cannot go wrong silently.
+  let body = shaped.get(result.value);
+  if (body === undefined || body.target !== shown) {
     body = shape(result, shown, question.name, type);
-    if (bodies === undefined) {
-      bodies = new Map();
-      shaped.set(result.value, bodies);
-    }
-    bodies.set(shown, body);
+    shaped.set(result.value, body);
   }
   return { body, cache: result.cache };
 }
 
-const shaped = new WeakMap<DnsAnswer, Map<string, DnsResponse>>();
+const shaped = new WeakMap<DnsAnswer, DnsResponse>();
 
 function shape(
   result: ChainResult<DnsAnswer>,
