@@ -38,6 +38,8 @@ if (!lowPorts) {
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Builds dist/ (server and site) when stale, once, before any worker starts.
+    globalSetup: ['test/global-setup.ts'],
     exclude: ['**/node_modules/**', ...(lowPorts ? [] : NEEDS_LOW_PORTS)],
     testTimeout: 20_000,
     hookTimeout: 30_000,

@@ -1,37 +1,26 @@
 /**
- * Builds the site (src/web) into dist/web, which src/features/site serves.
+ * The site (src/web) → dist/web, which src/features/site serves. scripts/build.ts calls
+ * these: the full build generates the client's API types from /openapi.json and
+ * type-checks the client against them before bundling; a stale-only rebuild just bundles.
  *
- *   tsx scripts/build-web.ts             full build (npm run build): API types from /openapi.json,
- *                                        client type check against them, then the bundle
- *   tsx scripts/build-web.ts --if-stale  bundle only, and only when dist/web is missing or older
- *                                        than its sources (prestart, pretest: needs esbuild + preact)
- *   tsx scripts/build-web.ts --types     only write src/web/api/openapi.gen.d.ts (npm run typecheck)
+ * The client's API types are generated from the document the app itself serves, never
+ * written by hand, so a contract change that the site does not follow fails the client
+ * type check (and so the build and CI). The generated file is build output (gitignored),
+ * not a second copy of the contract to keep in step.
  *
- * The client's API types are generated from the document the app itself
- * serves, never written by hand, so a contract change that the site does not
- * follow fails the client type check (and so the build and CI). The generated
- * file is build output (gitignored), not a second copy of the contract to keep
- * in step.
- *
- * Output: dist/web/index.html (served with `no-cache`) and dist/web/assets/
- * (content-hashed names, served as immutable). index.html is written last and
- * atomically, so a concurrent build (test workers) never leaves a page that
- * names assets not yet written.
+ * Output: dist/web/index.html (served with `no-cache`) and dist/web/assets/ (content-hashed
+ * names, served as immutable), each text file also written pre-compressed (.br, .gz) so
+ * the server sends compressed bytes without compressing per request. index.html is
+ * written last and atomically, so a concurrent build never leaves a page that names
+ * assets not yet written.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  existsSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { basename, extname, join, relative } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { basename, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const WEB_SRC = join(ROOT, 'src/web');
@@ -42,28 +31,30 @@ export const API_TYPES = join(WEB_SRC, 'api/openapi.gen.d.ts');
 /** Browsers the bundle is written for: those with ES2022 syntax and the CSS the site uses (2023 on). */
 const TARGETS = ['es2022', 'chrome111', 'edge111', 'firefox113', 'safari16.4'];
 
-function newestSourceMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSourceMtime(path));
-    else if (path !== API_TYPES) newest = Math.max(newest, statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-/** True when dist/web/index.html is missing or older than any client source (or this script). */
-export function siteIsStale(): boolean {
-  const index = join(WEB_OUT, 'index.html');
-  if (!existsSync(index)) return true;
-  const built = statSync(index).mtimeMs;
-  const sources = Math.max(newestSourceMtime(WEB_SRC), statSync(fileURLToPath(import.meta.url)).mtimeMs);
-  return sources > built;
-}
-
 function hashName(name: string, content: Buffer): string {
   const hash = createHash('sha256').update(content).digest('hex').slice(0, 10);
   return `${basename(name, extname(name))}-${hash}${extname(name)}`;
+}
+
+/**
+ * Text worth compressing is written beside itself as .br and .gz at the strongest
+ * settings: it is done once per build, and @fastify/static (preCompressed) then serves
+ * whichever the client accepts. The icon is SVG, text too.
+ */
+const COMPRESSIBLE = new Set(['.js', '.css', '.svg', '.html']);
+
+function writePrecompressed(path: string, content: Buffer): string[] {
+  if (!COMPRESSIBLE.has(extname(path))) return [];
+  const br = brotliCompressSync(content, {
+    params: {
+      [zlib.BROTLI_PARAM_QUALITY]: zlib.BROTLI_MAX_QUALITY,
+      [zlib.BROTLI_PARAM_SIZE_HINT]: content.length,
+    },
+  });
+  const gz = gzipSync(content, { level: zlib.Z_BEST_COMPRESSION });
+  writeAtomically(`${path}.br`, br);
+  writeAtomically(`${path}.gz`, gz);
+  return [`${basename(path)}.br`, `${basename(path)}.gz`];
 }
 
 function writeAtomically(path: string, content: string | Buffer): void {
@@ -118,21 +109,23 @@ export async function bundleSite(opts: { prune?: boolean } = {}): Promise<Bundle
   if (/%[A-Z_]+%/.test(html)) throw new Error('src/web/index.html has a placeholder the build does not fill');
 
   const assets = [jsFile, iconFile, ...(cssFile ? [cssFile] : [])];
-  writeAtomically(join(WEB_OUT, 'index.html'), html);
+  const written = [...assets];
+  for (const name of assets) {
+    const path = join(ASSETS_OUT, name);
+    written.push(...writePrecompressed(path, readFileSync(path)));
+  }
+  const indexPath = join(WEB_OUT, 'index.html');
+  writePrecompressed(indexPath, Buffer.from(html));
+  writeAtomically(indexPath, html);
 
   // Old hashed files stay by default: a page loaded before a deploy may still ask for them.
   // A full build prunes them so dist/web holds exactly one version.
   if (opts.prune) {
     for (const name of readdirSync(ASSETS_OUT)) {
-      if (!assets.includes(name)) unlinkSync(join(ASSETS_OUT, name));
+      if (!written.includes(name)) unlinkSync(join(ASSETS_OUT, name));
     }
   }
   return { assets };
-}
-
-/** Bundles when the output is missing or stale; cheap when it is not. */
-export async function ensureSiteBuilt(): Promise<void> {
-  if (siteIsStale()) await bundleSite();
 }
 
 /** /openapi.json from the app itself (test config: no listener, no network), as TypeScript types. */
@@ -162,40 +155,10 @@ export async function generateApiTypes(): Promise<void> {
 }
 
 /** tsc on the client tsconfig (DOM lib, JSX), kept apart from the server's Node-only one. */
-function typecheckClient(): void {
+export function typecheckClient(): void {
   const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
   const run = spawnSync(process.execPath, [tsc, '--noEmit', '-p', join(WEB_SRC, 'tsconfig.json')], {
     stdio: 'inherit',
   });
   if (run.status !== 0) throw new Error('the client does not type-check against the API contract');
-}
-
-async function main(args: string[]): Promise<void> {
-  const started = Date.now();
-  if (args.includes('--types')) {
-    await generateApiTypes();
-    console.log(`web: API types written to ${relative(ROOT, API_TYPES)}`);
-    return;
-  }
-  if (args.includes('--if-stale')) {
-    if (!siteIsStale()) return;
-    const { assets } = await bundleSite();
-    console.log(`web: built ${assets.join(', ')} in ${Date.now() - started} ms`);
-    return;
-  }
-  await generateApiTypes();
-  typecheckClient();
-  const { assets } = await bundleSite({ prune: true });
-  console.log(`web: built ${assets.join(', ')} in ${Date.now() - started} ms`);
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).then(
-    // The app's background work (list downloads, timers) must not keep the process alive.
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(`web: ${err instanceof Error ? err.message : String(err)}`);
-      process.exit(1);
-    },
-  );
 }

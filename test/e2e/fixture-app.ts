@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { ensureSiteBuilt } from '../../scripts/build-web.js';
+import { build } from '../../scripts/build.js';
 import { buildApp } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config/index.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
@@ -172,7 +172,7 @@ const CRTSH: Record<string, unknown> = {
 };
 
 export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<FixtureApp> {
-  await ensureSiteBuilt();
+  await build({ ifStale: true });
   const ca = (await getTestPki()).caPem;
   const listDir = mkdtempSync(join(tmpdir(), 'netdiag-e2e-lists-'));
   const polls = new Map<string, number>();

@@ -1,54 +1,62 @@
 /**
- * The real entry point, as an operator runs it: starts on the embedded
- * defaults and shuts down cleanly on SIGTERM.
+ * The real entry point, as an operator runs it: the compiled server
+ * (`node dist/server.js`) and `npm start`, each on the embedded defaults,
+ * ending gracefully on SIGTERM.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startNetdiag } from '../scale/netdiag-process.js';
 
-describe('src/server.ts', () => {
-  it('serves on its defaults and exits 0 on SIGTERM after closing', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: {
-        PATH: process.env.PATH,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-        // Embedded defaults otherwise, but no test reaches the internet: background list downloads go to a closed port.
-        RELAY_RANGES_URL: 'https://127.0.0.1:9/egress-ip-ranges.csv',
-        TOR_EXIT_LIST_URL: 'https://127.0.0.1:9/torbulkexitlist',
-        LIST_CACHE_DIR: mkdtempSync(join(tmpdir(), 'netdiag-lists-')),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const lines: Record<string, unknown>[] = [];
-    let buffer = '';
-    const listening = new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        buffer += chunk.toString();
-        let nl = buffer.indexOf('\n');
-        while (nl >= 0) {
-          const line = JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>;
-          lines.push(line);
-          buffer = buffer.slice(nl + 1);
-          const url = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(String(line.msg))?.[1];
-          if (url) resolve(url);
-          nl = buffer.indexOf('\n');
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`exited early with ${code}`)));
-    });
-    const base = await listening;
-    const res = await fetch(`${base}/healthz`);
+function defaults(): Record<string, string> {
+  return {
+    // Embedded defaults otherwise, but no test reaches the internet: background list downloads go to a closed port.
+    RELAY_RANGES_URL: 'https://127.0.0.1:9/egress-ip-ranges.csv',
+    TOR_EXIT_LIST_URL: 'https://127.0.0.1:9/torbulkexitlist',
+    LIST_CACHE_DIR: mkdtempSync(join(tmpdir(), 'netdiag-lists-')),
+  };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('the compiled server', () => {
+  it('node dist/server.js serves on its defaults and exits 0 on SIGTERM after closing', async () => {
+    const server = await startNetdiag(defaults());
+    onTestFinished(() => void server.stop());
+    expect(server.serverPid).toBe(server.pid);
+    const res = await server.get('/healthz');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok' });
+    expect(res.json()).toEqual({ status: 'ok' });
 
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    expect(lines.some((l) => String(l.msg).startsWith('shutting down'))).toBe(true);
-    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+    expect(await server.stop()).toBe(0);
+    expect(server.lines.some((l) => String(l.msg).startsWith('shutting down'))).toBe(true);
+    await expect(server.get('/healthz')).rejects.toThrow();
   });
+
+  // Issue 16: `npm start` ran the server under a shell that did not pass npm's forwarded
+  // SIGTERM on, so stopping npm left the server orphaned and still serving.
+  it('npm start: SIGTERM to the npm process ends the server gracefully and leaves no process behind', async () => {
+    const npm = await startNetdiag(defaults(), { via: 'npm' });
+    const pid = npm.serverPid;
+    // A failing run must not leave a server behind for the rest of the suite.
+    onTestFinished(() => {
+      if (alive(pid)) process.kill(pid, 'SIGKILL');
+    });
+    expect(pid).not.toBe(npm.pid);
+    expect((await npm.get('/healthz')).status).toBe(200);
+
+    await npm.stop();
+    expect(npm.lines.some((l) => l.pid === pid && String(l.msg).startsWith('shutting down'))).toBe(true);
+    await expect(npm.get('/healthz')).rejects.toThrow();
+    // The server exits as npm does; allow it the moment its exit takes to be reaped.
+    await expect.poll(() => alive(pid), { timeout: 10_000 }).toBe(false);
+  }, 60_000);
 });

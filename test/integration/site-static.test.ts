@@ -7,7 +7,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureSiteBuilt } from '../../scripts/build-web.js';
 import { SITE_DIR, siteCsp } from '../../src/features/site/site.route.js';
 import { PAGE_ENDPOINTS, TOOL_ENDPOINTS } from '../../src/web/endpoints.js';
 import { parseTarget } from '../../src/web/target.js';
@@ -25,11 +24,11 @@ const JS_BUDGET_GZIP = 60 * 1024;
 let html: string;
 let assets: string[];
 
-beforeAll(async () => {
-  await ensureSiteBuilt();
+// dist/web is built by the suite's global setup (test/global-setup.ts).
+beforeAll(() => {
   html = readFileSync(join(SITE_DIR, 'index.html'), 'utf8');
   assets = [...html.matchAll(/(?:src|href)="\/assets\/([^"]+)"/g)].map((m) => m[1] ?? '');
-}, 60_000);
+});
 
 function directives(csp: string | undefined): Record<string, string[]> {
   const out: Record<string, string[]> = {};

@@ -1,7 +1,9 @@
 /**
- * The real entry point (src/server.ts) as a child process, the way an operator
- * runs it: configuration from the environment, pino JSON lines on stdout.
- * Used by the scale-out suite to start several instances against one Redis.
+ * The real entry point as a child process, the way an operator runs it: the
+ * compiled server (`node dist/server.js`, built by the suite's global setup) or
+ * `npm start`, configuration from the environment, pino JSON lines on stdout.
+ * Used by the scale-out suite to start several instances against one Redis, and
+ * by the entry-point suite.
  *
  *   const a = await startNetdiag({ REDIS_URL: redis.url, SESSION_SECRET: secret });
  *   const res = await a.get('/api/dns?target=example.com', { 'x-forwarded-for': '198.51.100.7' });
@@ -25,7 +27,10 @@ export interface HttpAnswer {
 export interface NetdiagProcess {
   /** `http://127.0.0.1:PORT` */
   base: string;
+  /** The process started: node itself, or npm with `via: 'npm'`. */
   pid: number;
+  /** The process that announced the listener (the `pid` of its log line). */
+  serverPid: number;
   /** Every stdout line, parsed (non-JSON lines are kept as `{ msg: line }`). */
   lines: Record<string, unknown>[];
   /** Stderr, as text. */
@@ -40,19 +45,29 @@ export interface NetdiagProcess {
 const LISTENING = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/;
 
 /**
- * Starts `node --import tsx src/server.ts` with only the given variables (plus
- * PATH, PORT=0, HOST=127.0.0.1, LOG_LEVEL=info), and resolves once `listeners`
- * "Server listening" lines have appeared (one per worker).
+ * Starts `node dist/server.js` (or `npm start`) with only the given variables
+ * (plus PATH, HOME, PORT=0, HOST=127.0.0.1, LOG_LEVEL=info), and resolves once
+ * `listeners` "Server listening" lines have appeared (one per worker).
  */
 export async function startNetdiag(
   env: Record<string, string>,
-  opts: { listeners?: number; startTimeoutMs?: number } = {},
+  opts: { listeners?: number; startTimeoutMs?: number; via?: 'node' | 'npm' } = {},
 ): Promise<NetdiagProcess> {
   const listeners = opts.listeners ?? 1;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+  const [command, args] =
+    opts.via === 'npm' ? ['npm', ['start', '--silent']] : [process.execPath, ['dist/server.js']];
+  const child: ChildProcess = spawn(command, args, {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let serverPid = -1;
   const lines: Record<string, unknown>[] = [];
   let stderr = '';
   let buffer = '';
@@ -77,6 +92,7 @@ export async function startNetdiag(
         lines.push(line);
         const url = LISTENING.exec(String(line.msg))?.[1];
         if (url) {
+          serverPid = Number(line.pid);
           urls.push(url);
           if (urls.length === listeners) {
             clearTimeout(timer);
@@ -115,6 +131,7 @@ export async function startNetdiag(
   return {
     base,
     pid: child.pid ?? -1,
+    serverPid,
     lines,
     stderr: () => stderr,
     get: (path, headers = {}) => send(base, 'GET', path, undefined, headers),

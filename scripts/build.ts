@@ -1,0 +1,145 @@
+/**
+ * The build: the server (src → dist, one .js per .ts) and the site (src/web → dist/web).
+ *
+ *   tsx scripts/build.ts             everything (npm run build); the site is type-checked
+ *                                    against the app's own /openapi.json first
+ *   tsx scripts/build.ts --if-stale  only what changed since the last build (npm start via
+ *                                    scripts/ensure-built.mjs, and the test suite's global setup)
+ *   tsx scripts/build.ts --api-types only src/web/api/openapi.gen.d.ts (npm run typecheck)
+ *
+ * The server is transpiled by esbuild, file by file, keeping src's layout so paths taken
+ * relative to a module (dist/web from the site route, bundled data files) hold in both
+ * trees. esbuild does not type-check: `npm run typecheck` (tsc) is the gate, in CI and in
+ * `npm run check`; the build only has to be fast enough to run before every start.
+ *
+ * Staleness is decided by content, not mtimes: dist/.build-state.json records a hash of
+ * each part's inputs, so a fresh clone, a checkout or a copied tree never serves code
+ * older than its sources, and an unchanged tree costs one hash of ~250 files.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { API_TYPES, bundleSite, generateApiTypes, typecheckClient, WEB_SRC } from './build-web.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SRC = join(ROOT, 'src');
+export const DIST = join(ROOT, 'dist');
+const STATE_FILE = join(DIST, '.build-state.json');
+
+type Part = 'server' | 'web';
+type BuildState = Partial<Record<Part, string>>;
+
+function filesUnder(dir: string, keep: (path: string) => boolean): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...filesUnder(path, keep));
+    else if (keep(path)) out.push(path);
+  }
+  return out.sort();
+}
+
+/** The server's sources: every .ts under src but the site's. */
+function serverSources(): string[] {
+  return filesUnder(SRC, (p) => p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.startsWith(WEB_SRC));
+}
+
+function inputsOf(part: Part): string[] {
+  const self = fileURLToPath(import.meta.url);
+  if (part === 'server') return [...serverSources(), self];
+  return [...filesUnder(WEB_SRC, (p) => p !== API_TYPES), join(ROOT, 'scripts/build-web.ts'), self];
+}
+
+function hashOf(files: string[]): string {
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file));
+  return hash.digest('hex');
+}
+
+function readState(): BuildState {
+  try {
+    return JSON.parse(readFileSync(STATE_FILE, 'utf8')) as BuildState;
+  } catch {
+    return {};
+  }
+}
+
+/** dist/ without the site, rebuilt from scratch so a deleted source leaves no module behind. */
+async function buildServer(): Promise<number> {
+  const esbuild = await import('esbuild');
+  mkdirSync(DIST, { recursive: true });
+  for (const entry of readdirSync(DIST)) {
+    if (entry !== 'web' && entry !== '.build-state.json') rmSync(join(DIST, entry), { recursive: true });
+  }
+  const entryPoints = serverSources();
+  await esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints,
+    outdir: DIST,
+    outbase: SRC,
+    format: 'esm',
+    platform: 'node',
+    // The oldest Node the service still runs on (package.json engines lists the supported ones).
+    target: 'node20',
+    logLevel: 'warning',
+  });
+  return entryPoints.length;
+}
+
+export interface BuildOptions {
+  /** Rebuild only the parts whose inputs changed; the site without its contract type check. */
+  ifStale?: boolean;
+  log?: (line: string) => void;
+}
+
+/** Builds what is needed; returns the parts built. */
+export async function build(opts: BuildOptions = {}): Promise<Part[]> {
+  const log = opts.log ?? (() => {});
+  const state = readState();
+  const built: Part[] = [];
+  const serverHash = hashOf(inputsOf('server'));
+  const serverCurrent = state.server === serverHash && existsSync(join(DIST, 'server.js'));
+  if (!opts.ifStale || !serverCurrent) {
+    const started = Date.now();
+    const files = await buildServer();
+    state.server = serverHash;
+    built.push('server');
+    log(`build: server, ${files} modules in ${Date.now() - started} ms`);
+  }
+  const webHash = hashOf(inputsOf('web'));
+  const webCurrent = state.web === webHash && existsSync(join(DIST, 'web/index.html'));
+  if (!opts.ifStale || !webCurrent) {
+    const started = Date.now();
+    if (!opts.ifStale) {
+      await generateApiTypes();
+      typecheckClient();
+    }
+    const { assets } = await bundleSite({ prune: !opts.ifStale });
+    state.web = webHash;
+    built.push('web');
+    log(`build: site, ${assets.join(', ')} in ${Date.now() - started} ms`);
+  }
+  if (built.length > 0) writeFileSync(STATE_FILE, `${JSON.stringify(state, null, 2)}\n`);
+  return built;
+}
+
+async function main(args: string[]): Promise<void> {
+  if (args.includes('--api-types')) {
+    await generateApiTypes();
+    console.log(`build: API types written to ${relative(ROOT, API_TYPES)}`);
+    return;
+  }
+  await build({ ifStale: args.includes('--if-stale'), log: (line) => console.log(line) });
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).then(
+    // The app built for the API types may leave background work (timers) behind.
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(`build: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(1);
+    },
+  );
+}
