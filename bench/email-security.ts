@@ -1,7 +1,7 @@
 /**
  * GET /api/email-security: uncached wall time against the fake DNS server
  * with 50 ms injected per answer, compared with the depth of the SPF tree in
- * round trips (ARCHITECTURE §7: an email-security check costs about the
+ * round trips (docs/architecture.md §7: an email-security check costs about the
  * depth of its SPF include tree in round trips, not the number of queries).
  * One app serves every run (warmed up first, as a long-running process is);
  * each run asks about a domain of its own, so nothing comes from the cache:

@@ -1,5 +1,5 @@
 /**
- * Environment → typed, validated, frozen Config (ARCHITECTURE §4).
+ * Environment → typed, validated, frozen Config (docs/architecture.md §4).
  *
  * The variable names are a contract: acceptance checks start the service
  * through them. Every variable is read here and nowhere else; a bad value
@@ -86,7 +86,7 @@ function bundledFile(specifier: string): string {
   }
 }
 
-/** Defaults are the public providers (ARCHITECTURE §4). */
+/** Defaults are the public providers (docs/architecture.md §4). */
 export const DEFAULTS = Object.freeze({
   PORT: '8080',
   HOST: '0.0.0.0',
@@ -344,7 +344,7 @@ export function loadConfig(env: Env = process.env): Config {
   return Object.freeze(config);
 }
 
-/** Challenge protection is active only when both keys are set (ARCHITECTURE §5). */
+/** Challenge protection is active only when both keys are set (docs/architecture.md §5). */
 export function challengeActive(config: Config): boolean {
   return config.turnstileSiteKey !== undefined && config.turnstileSecretKey !== undefined;
 }

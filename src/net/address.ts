@@ -1,5 +1,5 @@
 /**
- * Address classification for outbound safety (ARCHITECTURE §3): is this IP
+ * Address classification for outbound safety (docs/architecture.md §3): is this IP
  * a public destination the service may connect to on a user's behalf?
  *
  * Everything is decided on the address BITS. Text is parsed to bytes by our

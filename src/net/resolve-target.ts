@@ -1,6 +1,6 @@
 /**
  * Turns a user-named host into the addresses the service may connect to
- * (ARCHITECTURE §3): resolved once, through the project's own DNS client,
+ * (docs/architecture.md §3): resolved once, through the project's own DNS client,
  * every address checked, and the checked set returned so the caller connects
  * to exactly those (no second resolution, so no DNS rebinding).
  */

@@ -2,7 +2,7 @@
  * HTTP to user-named destinations (inspect, MTA-STS policies, BIMI assets):
  * every hop resolved once and checked by resolveTarget, the connection pinned
  * to a checked address, and hops, time, header and body size capped
- * (ARCHITECTURE §3).
+ * (docs/architecture.md §3).
  *
  *   const res = await safeFetch('https://example.com/', { resolver, allowCidrs: config.unsafeAllowTargetCidrs });
  *   res.hops;          // one HopEvidence per response, redirects included

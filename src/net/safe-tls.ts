@@ -1,7 +1,7 @@
 /**
  * A TLS handshake with a user-named host (GET /api/tls, the inspector's TLS
  * evidence): port and address checked, the name resolved once, the TCP
- * connection made to a checked address, SNI set to the name (ARCHITECTURE §3).
+ * connection made to a checked address, SNI set to the name (docs/architecture.md §3).
  *
  * Certificates are NOT enforced here (`rejectUnauthorized: false`): the point
  * is to report a bad certificate, not to fail on it. The caller reads

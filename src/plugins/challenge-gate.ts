@@ -1,5 +1,5 @@
 /**
- * The challenge gate (ARCHITECTURE §5). When protection is active (both
+ * The challenge gate (docs/architecture.md §5). When protection is active (both
  * Turnstile keys set), every /api route is diagnostic and needs a valid lookup
  * session, unless its options say `config: { passive: true }`. Default-deny,
  * so an endpoint added later is protected without anyone remembering to ask.

@@ -1,5 +1,5 @@
 /**
- * Per-address limits (ARCHITECTURE §5): a general budget across /api/*, and
+ * Per-address limits (docs/architecture.md §5): a general budget across /api/*, and
  * a smaller one for expensive live measurements, which routes opt into with
  * `config: { expensive: true }`. Counted in Redis when configured so every
  * instance shares one budget; if Redis fails, an in-process insurance limiter

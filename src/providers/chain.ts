@@ -1,5 +1,5 @@
 /**
- * The one provider chain (ARCHITECTURE §1): cache first, then the primary, a
+ * The one provider chain (docs/architecture.md §1): cache first, then the primary, a
  * fallback only after an operational failure of the one before. A valid
  * negative answer is a value and stops the chain. Unconfigured providers
  * (a fallback lacking its key) are skipped and not listed as tried.

@@ -37,7 +37,7 @@ export interface Attribution {
 }
 
 /**
- * Kinds of operational failure (ARCHITECTURE §1). Each one lets the chain try
+ * Kinds of operational failure (docs/architecture.md §1). Each one lets the chain try
  * the next provider; none of them is ever cached.
  */
 export type ProviderFailureKind =

@@ -1,5 +1,5 @@
 /**
- * The lookup session (ARCHITECTURE §5) as the page lives it:
+ * The lookup session (docs/architecture.md §5) as the page lives it:
  *
  *   GET /api/challenge/status → protection off: nothing to do.
  *   protection on, no session → load the widget script from `script_url`, render it

@@ -236,7 +236,7 @@ export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<Fix
     torExitListUrl: `${lists.url}/torbulkexitlist`,
     listCacheDir: listDir,
     ripestatUrl: ripestat.url,
-    // The web site's loopback address, and only it, is a permitted target (ARCHITECTURE §3 escape hatch).
+    // The web site's loopback address, and only it, is a permitted target (docs/architecture.md §3 escape hatch).
     unsafeAllowTargetCidrs: site ? [`${site.address}/32`] : [],
     ...(siteverify && widget ? activeConfig(siteverify, { turnstileScriptUrl: widget.url }) : {}),
     providerTimeoutMs: 3000,

@@ -1,5 +1,5 @@
 /**
- * Fake HTTPS upstreams on loopback that speak real TLS and HTTP (ARCHITECTURE
+ * Fake HTTPS upstreams on loopback that speak real TLS and HTTP (docs/architecture.md
  * §2, STYLE habit 6): the code under test uses its production HTTP client,
  * pointed at `https://127.0.0.1:PORT`, and trusts the test CA.
  *

@@ -1,5 +1,5 @@
 /**
- * Outbound safety end to end (ARCHITECTURE §3): the real DNS client against
+ * Outbound safety end to end (docs/architecture.md §3): the real DNS client against
  * the fake DNS server, the real undici connections against fake targets on
  * 127.0.0.x:80/443. Every refusal is asserted from the target's side too:
  * the refused destination saw no connection at all.

@@ -1,5 +1,5 @@
 /**
- * Verifying a challenge token and opening a lookup session (ARCHITECTURE §5).
+ * Verifying a challenge token and opening a lookup session (docs/architecture.md §5).
  *
  *   spent locally?  → 403 challenge_failed, no upstream call
  *   siteverify      → unreachable / timeout / 5xx / garbage / our-side error → 503 unavailable

@@ -1,5 +1,5 @@
 /**
- * The lookup session (ARCHITECTURE §5): a self-verifying value, so any
+ * The lookup session (docs/architecture.md §5): a self-verifying value, so any
  * instance holding SESSION_SECRET can check it without shared state.
  *
  *   nd1.<issued ms>.<expires ms>.<id>.<signature>

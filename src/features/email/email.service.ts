@@ -78,7 +78,7 @@ export async function lookupEmailSecurity(
   const key = `email-security:${input.domain}:${input.selectors.join(',')}`;
   const result = await deps.loader.load(key, async () => {
     const body = await checkEmailSecurity(deps, input);
-    // A check left out for a DNS failure is a partial failure: never cached (ARCHITECTURE §1).
+    // A check left out for a DNS failure is a partial failure: never cached (docs/architecture.md §1).
     const partial = body.checks.some((c) => c.status === 'error');
     return { value: body, ttl: partial ? 0 : EMAIL_SECURITY_TTL };
   });

@@ -12,7 +12,7 @@
  * Caching: the whole answer is cached INSPECT_TTL_SECONDS per (target, ip,
  * include_tls), single-flight. A part that failed on OUR side (a provider
  * chain or our DNS failed) makes the answer uncacheable, because failures
- * are never cached (ARCHITECTURE §1); a target that refuses, times out or
+ * are never cached (docs/architecture.md §1); a target that refuses, times out or
  * shows a bad certificate is evidence about the target and is cached.
  */
 import type { CachedLoader } from '../../cache/cached.js';

@@ -74,7 +74,7 @@ export default async function ipRoutes(base: FastifyInstance, { ctx }: { ctx: Ap
           'never a device or home address; it comes from DB-IP ("IP Geolocation by DB-IP").',
         response: { 200: MyIpResponseSchema, ...errorResponses(429) },
       },
-      // Passive: a visitor's own connection facts never need a lookup session (ARCHITECTURE §5).
+      // Passive: a visitor's own connection facts never need a lookup session (docs/architecture.md §5).
       config: { passive: true },
     },
     async (request, reply) => {

@@ -1,7 +1,7 @@
 /**
  * Team Cymru's IP-to-ASN mapping over DNS, the routing fallback
  * (https://www.team-cymru.com/ip-asn-mapping). Asked through the service's
- * own DNS client, like every other DNS question (ARCHITECTURE §2): no extra
+ * own DNS client, like every other DNS question (docs/architecture.md §2): no extra
  * upstream URL, no API key.
  *
  *   4.3.2.1.origin.asn.cymru.com        TXT "13335 | 1.2.3.0/24 | AU | apnic | 2011-08-11"

@@ -1,5 +1,5 @@
 /**
- * RIPEstat as the primary routing source (ARCHITECTURE §1, `RIPESTAT_URL`):
+ * RIPEstat as the primary routing source (docs/architecture.md §1, `RIPESTAT_URL`):
  *
  *  - origin of an address: the `prefix-overview` data call, which aligns an
  *    address to its covering announced prefix and names every origin AS with

@@ -83,7 +83,7 @@ function RetryCountdown({ seconds, onRetry }: { seconds: number; onRetry: () => 
   );
 }
 
-/** What an error means for the person looking at it, by status (ARCHITECTURE §6). */
+/** What an error means for the person looking at it, by status (docs/architecture.md §6). */
 export function ErrorView({
   outcome,
   onRetry,

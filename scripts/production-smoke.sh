@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# A production install, as docs/operations.md describes it: the built dist/ beside
+# package.json and the lock file, `npm install --omit=dev` (no compiler, no bundler),
+# then `node dist/server.js` on its embedded defaults. It must become ready, serve the
+# site and answer from the bundled geolocation data, and stop on SIGTERM with 0.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+[ -f dist/server.js ] && [ -f dist/web/index.html ] || { echo "production-smoke: build first (npm run build)"; exit 1; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cp -r package.json package-lock.json dist "$dir/"
+(cd "$dir" && npm install --omit=dev --no-audit --no-fund --loglevel=error)
+for tool in tsx esbuild typescript vitest; do
+  [ ! -e "$dir/node_modules/$tool" ] || { echo "production-smoke: $tool was installed by --omit=dev"; exit 1; }
+done
+
+port=18181
+(cd "$dir" && PORT=$port HOST=127.0.0.1 LOG_LEVEL=warn LIST_CACHE_DIR="$dir/lists" \
+  RELAY_RANGES_URL=https://127.0.0.1:9/egress.csv TOR_EXIT_LIST_URL=https://127.0.0.1:9/tor \
+  exec node dist/server.js) &
+pid=$!
+for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.2; done
+curl -fsS "http://127.0.0.1:$port/readyz"; echo
+curl -fsS -o /dev/null "http://127.0.0.1:$port/"
+curl -fsS "http://127.0.0.1:$port/api/ip-geo?ip=8.8.8.8" | grep -q '"country":{"code":"US"'
+kill -TERM "$pid"
+wait "$pid"
+echo "production-smoke: ok (npm install --omit=dev + node dist/server.js)"
