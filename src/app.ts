@@ -11,6 +11,7 @@ import { type Config, challengeActive, type TrustProxy } from './config/index.js
 import { type AppContext, type AppDeps, createContext } from './context.js';
 import { features } from './features/index.js';
 import challengeGate from './plugins/challenge-gate.js';
+import { clientIp } from './plugins/client-address.js';
 import errorsPlugin, { BODY_LIMIT, sendError } from './plugins/errors.js';
 import httpHeaders from './plugins/http-headers.js';
 import loadShedding from './plugins/load-shedding.js';
@@ -147,7 +148,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         url: request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url,
         statusCode: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
-        ip: request.ip,
+        ip: clientIp(request),
       },
       'request',
     );

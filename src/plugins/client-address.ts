@@ -1,30 +1,68 @@
 /**
- * The connecting address, and the key the rate limiter counts it under.
+ * The client's address, and the key the rate limiter counts it under.
  * Fastify's `trustProxy` (set from TRUST_PROXY in app.ts) decides whether
- * X-Forwarded-For is believed; this only normalizes what it yields.
+ * X-Forwarded-For is believed; what it yields is whatever the header said.
+ * Everything downstream (rate limits, my-ip, logs, the challenge) reads the
+ * address through clientIp(), which allows one spelling per address: a port
+ * some proxies append, brackets, an IPv4-mapped IPv6 form all reduce to the
+ * address itself, and text that is no address at all falls back to the socket
+ * peer. Otherwise `203.0.113.13:40001` and `203.0.113.13:40002` would each be a
+ * new client with a fresh budget.
  */
 import { isIPv4 } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import type { FastifyRequest } from 'fastify';
+import { formatIp, parseIp } from '../providers/ip/ip-number.js';
 
-/** Dual-stack sockets report IPv4 peers as ::ffff:a.b.c.d; everything downstream wants a.b.c.d. */
-export function normalizeClientIp(ip: string): string {
-  // The common case on the hot path: a plain dotted quad from the socket needs no parsing.
-  if (isIPv4(ip)) return ip;
-  if (!ipaddr.isValid(ip)) return ip;
-  const addr = ipaddr.parse(ip);
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
-    return (addr as ipaddr.IPv6).toIPv4Address().toString();
+const V4_WITH_PORT = /^[\d.]+:(\d{1,5})$/;
+const PORT_SUFFIX = /^:(\d{1,5})$/;
+const isPort = (digits: string | undefined) => digits !== undefined && Number(digits) <= 65_535;
+
+/**
+ * The canonical text of an address as a proxy may write it: `a.b.c.d`,
+ * `a.b.c.d:port`, an IPv6 address bare or in brackets (`[v6]`, `[v6]:port`,
+ * RFC 7239 §6), IPv4-mapped IPv6 as IPv4, IPv6 in RFC 5952 form. Undefined for
+ * anything else, including the ambiguous spellings (`011.110.009.009`,
+ * `1.2.3.4.`, zone ids) no proxy writes.
+ */
+export function canonicalIp(text: string): string | undefined {
+  let address = text;
+  if (address.startsWith('[')) {
+    const close = address.indexOf(']');
+    if (close < 0) return undefined;
+    const rest = address.slice(close + 1);
+    if (rest !== '' && !isPort(PORT_SUFFIX.exec(rest)?.[1])) return undefined;
+    address = address.slice(1, close);
+  } else {
+    const port = V4_WITH_PORT.exec(address)?.[1];
+    if (port !== undefined) {
+      if (!isPort(port)) return undefined;
+      address = address.slice(0, address.indexOf(':'));
+    }
   }
-  return addr.toString();
+  const ip = parseIp(address);
+  return ip ? formatIp(ip) : undefined;
+}
+
+/** The address the request came from, canonical (see above). */
+export function clientIp(request: FastifyRequest): string {
+  const ip = request.ip;
+  // The common case on the hot path: a plain dotted quad needs no parsing.
+  if (isIPv4(ip)) return ip;
+  const peer = request.socket.remoteAddress;
+  return canonicalIp(ip) ?? (peer === undefined ? undefined : canonicalIp(peer)) ?? peer ?? ip;
 }
 
 /**
  * One budget per IPv4 address and per IPv6 /64: a single subscriber usually
  * holds a whole /64, so keying on the full address would hand them 2^64 budgets.
+ * Takes a canonical address (clientIp).
  */
 export function rateLimitKey(ip: string): string {
-  const normalized = normalizeClientIp(ip);
-  if (isIPv4(normalized) || !ipaddr.IPv6.isValid(normalized)) return normalized;
-  const parts = ipaddr.IPv6.parse(normalized).parts.slice(0, 4);
-  return `${parts.map((p) => p.toString(16)).join(':')}::/64`;
+  if (isIPv4(ip)) return ip;
+  const parsed = parseIp(ip);
+  if (parsed === undefined || parsed.version === 4) return ip;
+  const [a, b] = parsed.w;
+  return `${hex(a! >>> 16)}:${hex(a! & 0xffff)}:${hex(b! >>> 16)}:${hex(b! & 0xffff)}::/64`;
 }
+
+const hex = (n: number) => n.toString(16);

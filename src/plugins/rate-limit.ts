@@ -15,7 +15,7 @@ import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimitSpec } from '../config/index.js';
 import { tooManyRequests } from '../errors.js';
-import { rateLimitKey } from './client-address.js';
+import { clientIp, rateLimitKey } from './client-address.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -139,7 +139,7 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Pr
     const route = request.routeOptions;
     if (!(route.url ?? request.url).startsWith('/api/')) return;
     const { limiters, policy } = route.config.expensive ? costly : cheap;
-    const key = rateLimitKey(request.ip);
+    const key = rateLimitKey(clientIp(request));
     reply.header('ratelimit-policy', policy);
     let items = '';
     for (const limiter of limiters) {

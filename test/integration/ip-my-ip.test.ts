@@ -164,6 +164,25 @@ describe('GET /api/my-ip', () => {
     expect(body.request.via_trusted_proxy).toBe(true);
   });
 
+  // Issue 16: a forwarded address with a port came back as `"ip":"203.0.113.13:41234","version":6`.
+  it('reports a forwarded address written with a port or in brackets as the address itself', async () => {
+    const a = await app({ trustProxy: ['10.0.0.0/8'] });
+    for (const xff of [`${CLIENT}:41234`, `[::ffff:${CLIENT}]:443`]) {
+      const res = await a.inject({
+        url: '/api/my-ip',
+        remoteAddress: '10.1.2.3',
+        headers: { 'x-forwarded-for': xff },
+      });
+      expect(res.json(), xff).toMatchObject({ ip: CLIENT, version: 4, reverse_dns: 'client.example.test' });
+    }
+    const v6 = await a.inject({
+      url: '/api/my-ip',
+      remoteAddress: '10.1.2.3',
+      headers: { 'x-forwarded-for': '[2001:DB8:0:0::7]:8443' },
+    });
+    expect(v6.json()).toMatchObject({ ip: '2001:db8::7', version: 6 });
+  });
+
   it('reads RFC 7239 Forwarded from a trusted proxy that sends no X-Forwarded-For', async () => {
     const a = await app({ trustProxy: ['10.0.0.0/8'] });
     const body = (

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientIp } from '../../src/plugins/client-address.js';
 import { type RedisProcess, redisBinary, startRedis } from '../fakes/redis.js';
 import { buildTestApp } from '../helper.js';
 import { ProbeProvider, probeRoutes } from '../probe-routes.js';
@@ -104,6 +105,60 @@ describe('rate limits (in-process)', () => {
     // A client spoofing a longer chain through the trusted proxy only gets the hop the proxy saw.
     const spoof = await hit(app, '/api/whoami', '10.1.2.3', { 'x-forwarded-for': '1.2.3.4, 203.0.113.51' });
     expect(spoof.json().ip).toBe('203.0.113.51');
+  });
+
+  // Issue 16: `X-Forwarded-For: 203.0.113.13:40001` (a port, as some proxies append) and other
+  // spellings of one address each got a fresh budget, so a client could bypass the limits at will.
+  it('counts every spelling of one forwarded address against one budget', async () => {
+    const app = await buildTestApp({
+      config: { trustProxy: ['10.0.0.0/8'] },
+      extend: probeRoutes([new ProbeProvider('p')]),
+    });
+    const spellings = ['203.0.113.13', '203.0.113.13:40001', '[::ffff:203.0.113.13]:443', '::ffff:cb00:710d'];
+    for (let i = 0; i < 30; i++) {
+      // A new source port on every request, as a proxy appending the client's port would send.
+      const xff = i % 2 === 0 ? `203.0.113.13:${40_000 + i}` : spellings[i % spellings.length]!;
+      expect((await hit(app, '/api/probe?target=x', '10.1.2.3', { 'x-forwarded-for': xff })).statusCode).toBe(
+        200,
+      );
+    }
+    for (const spelling of spellings) {
+      const res = await hit(app, '/api/probe?target=x', '10.1.2.3', { 'x-forwarded-for': spelling });
+      expect(res.statusCode, spelling).toBe(429);
+    }
+    // IPv6 in brackets, with and without a port, is the same /64 as the bare address.
+    for (let i = 0; i < 30; i++) {
+      const v6 = [`[2001:db8:7::${i + 1}]:${1000 + i}`, `[2001:db8:7::${i + 1}]`, `2001:DB8:7:0::${i + 1}`][
+        i % 3
+      ]!;
+      expect((await hit(app, '/api/probe?target=x', '10.1.2.3', { 'x-forwarded-for': v6 })).statusCode).toBe(
+        200,
+      );
+    }
+    expect(
+      (await hit(app, '/api/probe?target=x', '10.1.2.3', { 'x-forwarded-for': '2001:db8:7::ffff' }))
+        .statusCode,
+    ).toBe(429);
+  });
+
+  it('counts an unparsable forwarded address against the socket peer, never as a key of its own', async () => {
+    const app = await buildTestApp({
+      config: { trustProxy: ['10.0.0.0/8'] },
+      extend: async (a) => {
+        await probeRoutes([new ProbeProvider('p')])(a);
+        a.get('/api/whoami', async (req) => ({ ip: clientIp(req) }));
+      },
+    });
+    const junk = ['011.110.009.009', '1.2.3.4.', 'unknown', '[2001:db8::1', '1.2.3.4:99999', '_hidden'];
+    for (const value of junk) {
+      const res = await hit(app, '/api/whoami', '10.9.9.9', { 'x-forwarded-for': value });
+      expect(res.json().ip, value).toBe('10.9.9.9');
+    }
+    for (let i = 0; i < 30 - junk.length; i++) {
+      await hit(app, '/api/probe?target=x', '10.9.9.9', { 'x-forwarded-for': junk[i % junk.length]! });
+    }
+    const res = await hit(app, '/api/probe?target=x', '10.9.9.9', { 'x-forwarded-for': '0x7f.1' });
+    expect(res.statusCode).toBe(429);
   });
 
   it('believes one hop of X-Forwarded-For with TRUST_PROXY=1', async () => {

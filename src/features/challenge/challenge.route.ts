@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { challengeActive } from '../../config/index.js';
 import type { AppContext } from '../../context.js';
 import { badInput } from '../../errors.js';
-import { normalizeClientIp } from '../../plugins/client-address.js';
+import { clientIp } from '../../plugins/client-address.js';
 import { TurnstileVerifier } from '../../providers/challenge/turnstile.js';
 import { errorResponses } from '../shared.schema.js';
 import {
@@ -51,7 +51,7 @@ export default async function challengeRoutes(base: FastifyInstance, { ctx }: { 
           valid: session !== undefined,
           ...(session ? { expires_at: new Date(session.expiresAt).toISOString() } : {}),
         },
-        rate_limit: await app.rateLimits.peek(request.ip),
+        rate_limit: await app.rateLimits.peek(clientIp(request)),
         tiers: app.rateLimits.tiers(),
       };
     },
@@ -98,7 +98,7 @@ export default async function challengeRoutes(base: FastifyInstance, { ctx }: { 
           sessionSecret: config.sessionSecret,
           expectedHostname: config.turnstileExpectedHostname,
         },
-        { token: request.body.token, remoteIp: normalizeClientIp(request.ip) },
+        { token: request.body.token, remoteIp: clientIp(request) },
       );
       // request.protocol honours X-Forwarded-Proto only from a trusted proxy (TRUST_PROXY).
       reply.header('set-cookie', sessionSetCookie(value, request.protocol === 'https'));

@@ -14,8 +14,7 @@ import type { TLSSocket } from 'node:tls';
 import type { FastifyRequest } from 'fastify';
 import type { TrustProxy } from '../../config/index.js';
 import { isAllowedByCidrs } from '../../net/address.js';
-import { normalizeClientIp } from '../../plugins/client-address.js';
-import { formatIp, parseIp } from '../../providers/ip/ip-number.js';
+import { canonicalIp, clientIp } from '../../plugins/client-address.js';
 
 export type TrustRule = (address: string, hop: number) => boolean;
 
@@ -39,15 +38,8 @@ export function forwardedFor(header: string): (string | undefined)[] {
       if (eq === -1 || pair.slice(0, eq).trim().toLowerCase() !== 'for') continue;
       let node = pair.slice(eq + 1).trim();
       if (node.startsWith('"') && node.endsWith('"') && node.length >= 2) node = node.slice(1, -1);
-      if (node.startsWith('[')) {
-        // "[2001:db8:cafe::17]:4711" (RFC 7239 §6: IPv6 in brackets, port optional).
-        const close = node.indexOf(']');
-        node = close === -1 ? '' : node.slice(1, close);
-      } else if (/^[\d.]+:\d+$/.test(node)) {
-        node = node.slice(0, node.indexOf(':')); // "192.0.2.43:47011"
-      }
-      const ip = parseIp(node);
-      return ip ? formatIp(ip) : undefined;
+      // "192.0.2.43:47011", "[2001:db8:cafe::17]:4711" (RFC 7239 §6: IPv6 in brackets, port optional).
+      return canonicalIp(node);
     }
     return undefined;
   });
@@ -125,10 +117,11 @@ const PROTOCOLS: Record<string, string> = { '1.0': 'http/1.0', '1.1': 'http/1.1'
 
 export function connectionFacts(request: FastifyRequest, trust: TrustProxy): ConnectionFacts {
   const socket = request.raw.socket as Partial<TLSSocket> | undefined;
-  const peer = normalizeClientIp(socket?.remoteAddress ?? request.ip);
+  const remote = socket?.remoteAddress;
+  const peer = (remote === undefined ? undefined : canonicalIp(remote)) ?? clientIp(request);
   const rule = trustRule(trust);
   const trusted = rule(peer, 0);
-  let ip = normalizeClientIp(request.ip);
+  let ip = clientIp(request);
   const forwarded = request.headers.forwarded;
   if (trusted && request.headers['x-forwarded-for'] === undefined && typeof forwarded === 'string') {
     ip = clientFromForwarded(peer, forwarded, rule);
