@@ -11,8 +11,9 @@ import { type Config, challengeActive, type TrustProxy } from './config/index.js
 import { type AppContext, type AppDeps, createContext } from './context.js';
 import { features } from './features/index.js';
 import challengeGate from './plugins/challenge-gate.js';
-import { clientIp } from './plugins/client-address.js';
-import errorsPlugin, { BODY_LIMIT, sendError } from './plugins/errors.js';
+import { clientIp, trustRule } from './plugins/client-address.js';
+import connectionGuard from './plugins/connection-guard.js';
+import errorsPlugin, { BODY_LIMIT, sendError, writeRawError } from './plugins/errors.js';
 import httpHeaders from './plugins/http-headers.js';
 import loadShedding from './plugins/load-shedding.js';
 import metricsPlugin from './plugins/metrics.js';
@@ -70,6 +71,15 @@ const validators = (() => {
 })();
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const CONNECTION_IDLE_MS = 120_000;
+
+const MALFORMED: [string, string] = ['400 Bad Request', 'malformed HTTP request'];
+/** Node's clientError codes that are not the generic parse failure. */
+const CLIENT_ERRORS: Record<string, [string, string]> = {
+  HPE_HEADER_OVERFLOW: ['431 Request Header Fields Too Large', 'request headers (or URL) too large'],
+  // Headers or body not received within REQUEST_TIMEOUT_MS.
+  ERR_HTTP_REQUEST_TIMEOUT: ['408 Request Timeout', 'the request was not received in time'],
+};
 
 export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = {
@@ -99,6 +109,19 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     bodyLimit: BODY_LIMIT,
     // Long enough for any legitimate query; past it the client gets a JSON 400, not a hang.
     routerOptions: { maxParamLength: 500 },
+    // A client has REQUEST_TIMEOUT_MS to send its whole request, headers and body: a body
+    // announced and never sent, or trickled, must not hold a socket (JSON 408, clientError below).
+    requestTimeout: config.requestTimeoutMs,
+    // An idle socket mid-response (a client that stopped reading) is dropped; longer than the
+    // slowest endpoint's own deadlines (certificates: two crt.sh searches of 35 s).
+    connectionTimeout: CONNECTION_IDLE_MS,
+    http: {
+      headersTimeout: config.requestTimeoutMs,
+      // Node checks the two timeouts this often (default 30 s, which would double a 30 s budget).
+      connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
+      // Node answers a missing Host with an empty 400 of its own; the hook below answers JSON.
+      requireHostHeader: false,
+    },
     // One line per request (in onResponse below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {
@@ -111,18 +134,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         error: err.code === 'FST_ERR_BAD_URL' ? 'the URL is malformed' : err.message,
         code: 'bad_request',
       }),
-    // Oversized headers or garbage on the socket: answer JSON on the raw socket, never a hang.
+    // Timeouts, oversized headers or garbage on the socket: answer JSON on the raw socket, never a hang.
     clientErrorHandler: (err, socket) => {
       if (!socket.writable) return socket.destroy();
-      const tooLarge = (err as { code?: string }).code === 'HPE_HEADER_OVERFLOW';
-      const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
-      const body = JSON.stringify({
-        error: tooLarge ? 'request headers (or URL) too large' : 'malformed HTTP request',
-      });
-      socket.end(
-        `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\n` +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      );
+      const [status, error] = CLIENT_ERRORS[(err as { code?: string }).code ?? ''] ?? MALFORMED;
+      writeRawError(socket, status, error);
     },
   });
 
@@ -160,6 +176,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.addHook('onClose', async () => ctx.close());
 
   await app.register(errorsPlugin);
+  const trusted = trustRule(config.trustProxy);
+  await app.register(connectionGuard, {
+    maxPerAddress: config.maxConnectionsPerIp,
+    trusted: (address) => trusted(address, 0),
+    onRefused: () => ctx.metrics.connectionsRefused.inc(),
+  });
   await app.register(strictJson);
   await app.register(httpHeaders);
   await app.register(metricsPlugin, { metrics: ctx.metrics });

@@ -66,6 +66,13 @@ export interface Config {
   readonly rateLimitExpensive: RateLimitSpec;
   /** Mean event-loop delay (ms) past which requests are shed with 503; 0 disables. */
   readonly loadShedEventLoopDelayMs: number;
+  /** How long a client may take to send a whole request (headers and body); then 408. */
+  readonly requestTimeoutMs: number;
+  /** Concurrent connections one client address (IPv6: /64) may hold; 0 disables. Trusted proxies are exempt. */
+  readonly maxConnectionsPerIp: number;
+  /** Prometheus metrics on their own listener; undefined: not served. */
+  readonly metricsPort: number | undefined;
+  readonly metricsHost: string;
 }
 
 export interface RateLimitSpec {
@@ -121,6 +128,10 @@ export const DEFAULTS = Object.freeze({
   RATE_LIMIT_GENERAL: '30/60',
   RATE_LIMIT_EXPENSIVE: '6/60',
   LOAD_SHED_EVENT_LOOP_DELAY_MS: '1000',
+  REQUEST_TIMEOUT_MS: '30000',
+  MAX_CONNECTIONS_PER_IP: '64',
+  // Metrics describe the service to its operator: loopback unless the operator says otherwise.
+  METRICS_HOST: '127.0.0.1',
 });
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -224,6 +235,13 @@ function parseResolvers(env: Env): string[] {
     if (url.protocol !== 'https:' && url.hostname === '') {
       throw new ConfigError('DNS_RESOLVERS', `"${entry}" needs a host`);
     }
+    // Like every other URL: a secret in a resolver URL would be shown by /api/providers and logged.
+    if (url.username || url.password) {
+      throw new ConfigError(
+        'DNS_RESOLVERS',
+        `"${url.protocol}//${url.host}…" must not carry credentials in the URL`,
+      );
+    }
   }
   return list;
 }
@@ -291,6 +309,28 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
 
+  const webConcurrency = intInRange(env, 'WEB_CONCURRENCY', DEFAULTS.WEB_CONCURRENCY, 1, 64);
+  // Each worker process would keep its own cache, rate-limit counters and (without SESSION_SECRET)
+  // its own cookie key: a client's budget would be multiplied and its cookie refused by the others.
+  if (webConcurrency > 1 && redisUrl === undefined) {
+    throw new ConfigError(
+      'WEB_CONCURRENCY',
+      `${webConcurrency} workers need REDIS_URL (and SESSION_SECRET) so they share limits, cache and sessions`,
+    );
+  }
+
+  const metricsPortRaw = raw(env, 'METRICS_PORT');
+  if (
+    metricsPortRaw !== undefined &&
+    metricsPortRaw !== '0' &&
+    metricsPortRaw === (raw(env, 'PORT') ?? DEFAULTS.PORT)
+  ) {
+    throw new ConfigError(
+      'METRICS_PORT',
+      `must differ from PORT (${metricsPortRaw}): metrics have their own listener`,
+    );
+  }
+
   const siteKey = raw(env, 'TURNSTILE_SITE_KEY');
   const secretKey = raw(env, 'TURNSTILE_SECRET_KEY');
 
@@ -329,7 +369,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionSecretConfigured: sessionSecretRaw !== undefined,
     sessionSecret: sessionSecretRaw ?? randomBytes(32).toString('base64url'),
     providerTimeoutMs: intInRange(env, 'PROVIDER_TIMEOUT_MS', DEFAULTS.PROVIDER_TIMEOUT_MS, 100, 120_000),
-    webConcurrency: intInRange(env, 'WEB_CONCURRENCY', DEFAULTS.WEB_CONCURRENCY, 1, 64),
+    webConcurrency,
     unsafeAllowTargetCidrs: parseCidrList(env, 'UNSAFE_ALLOW_TARGET_CIDRS'),
     rateLimitGeneral: parseRateLimit(env, 'RATE_LIMIT_GENERAL'),
     rateLimitExpensive: parseRateLimit(env, 'RATE_LIMIT_EXPENSIVE'),
@@ -340,6 +380,17 @@ export function loadConfig(env: Env = process.env): Config {
       0,
       60_000,
     ),
+    requestTimeoutMs: intInRange(env, 'REQUEST_TIMEOUT_MS', DEFAULTS.REQUEST_TIMEOUT_MS, 100, 600_000),
+    maxConnectionsPerIp: intInRange(
+      env,
+      'MAX_CONNECTIONS_PER_IP',
+      DEFAULTS.MAX_CONNECTIONS_PER_IP,
+      0,
+      100_000,
+    ),
+    metricsPort:
+      metricsPortRaw === undefined ? undefined : intInRange(env, 'METRICS_PORT', metricsPortRaw, 0, 65535),
+    metricsHost: raw(env, 'METRICS_HOST') ?? DEFAULTS.METRICS_HOST,
   };
   return Object.freeze(config);
 }

@@ -11,6 +11,8 @@
  */
 import { isIPv4 } from 'node:net';
 import type { FastifyRequest } from 'fastify';
+import type { TrustProxy } from '../config/index.js';
+import { isAllowedByCidrs } from '../net/address.js';
 import { formatIp, parseIp } from '../providers/ip/ip-number.js';
 
 const V4_WITH_PORT = /^[\d.]+:(\d{1,5})$/;
@@ -41,6 +43,16 @@ export function canonicalIp(text: string): string | undefined {
   }
   const ip = parseIp(address);
   return ip ? formatIp(ip) : undefined;
+}
+
+export type TrustRule = (address: string, hop: number) => boolean;
+
+/** TRUST_PROXY as a predicate over (address, hop), hop 0 being the socket peer (proxy-addr semantics). */
+export function trustRule(trust: TrustProxy): TrustRule {
+  if (trust === true) return () => true;
+  if (trust === false) return () => false;
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return (address) => isAllowedByCidrs(address, trust);
 }
 
 /** The address the request came from, canonical (see above). */

@@ -5,11 +5,15 @@
  * the parameter and the rule; anything unexpected is a logged 500 that leaks
  * nothing but the request id.
  */
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import Router, { type HTTPMethod } from 'find-my-way';
 import { AppError, type ErrorBody } from '../errors.js';
 
 export const BODY_LIMIT = 16 * 1024;
+
+const HTTP_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
 
 interface ValidationIssue {
   keyword: string;
@@ -71,6 +75,27 @@ function clientFault(err: FastifyError): string | undefined {
   return undefined;
 }
 
+/**
+ * An error answered on the raw socket, for the moments no request object exists
+ * (a request that never completed, a connection refused before it spoke):
+ * still JSON `{error}`, still no-store, and the connection closed.
+ */
+export function writeRawError(
+  socket: Duplex,
+  status: string,
+  error: string,
+  headers: Record<string, string> = {},
+): void {
+  const body = JSON.stringify({ error });
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\n${extra}` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 export function sendError(
   reply: FastifyReply,
   status: number,
@@ -106,12 +131,32 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
     return sendError(reply, 500, { error: 'internal error', code: 'internal' });
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, 404, {
-      error: `no route for ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}`,
+  // The routes by method, matched the way Fastify's router matches them, to tell a path that
+  // exists under other methods (405 with Allow, RFC 9110 §15.5.6) from one that does not (404).
+  const routes = Router();
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat().map((m) => m.toUpperCase() as HTTPMethod);
+    routes.on(methods, route.url, () => {});
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = HTTP_METHODS.filter((method) => routes.find(method, path) !== null);
+    if (allowed.length > 0) {
+      return sendError(
+        reply,
+        405,
+        {
+          error: `${request.method} is not allowed on ${path.slice(0, 200)}; use ${allowed.join(', ')}`,
+          code: 'method_not_allowed',
+        },
+        { allow: allowed.join(', ') },
+      );
+    }
+    return sendError(reply, 404, {
+      error: `no route for ${request.method} ${path.slice(0, 200)}`,
       code: 'not_found',
-    }),
-  );
+    });
+  });
 }
 
 export default fp(errorsPlugin, { name: 'errors' });

@@ -40,6 +40,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly connectionsRefused = new Counter({
+    name: 'netdiag_connections_refused_total',
+    help: 'Connections over the per-address cap (MAX_CONNECTIONS_PER_IP), answered 429 and closed',
+    registers: [this.registry],
+  });
+
   readonly shed = new Counter({
     name: 'netdiag_load_shed_total',
     help: 'Requests answered 503 because the event loop was saturated',

@@ -50,7 +50,22 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
       ],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: false, validatorUrl: null },
+    // Swagger UI runs only its own files (no inline script) and talks to this origin; it may
+    // not be framed (clickjacking its "Try it out"). Inline styles: its React views set them.
+    staticCSP: [
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self' 'unsafe-inline'",
+      "img-src 'self' data:",
+      "connect-src 'self'",
+      "base-uri 'none'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
+    ].join('; '),
+  });
 
   app.get(
     '/openapi.json',

@@ -3,7 +3,34 @@
  * its role per capability (from its position in the chain), and runtime
  * status the chain (and background refreshers) report into.
  */
+import { basename } from 'node:path';
 import type { ProviderInfo } from './types.js';
+
+const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/**
+ * What an operator's endpoint setting may show the public: scheme://host[:port] of a
+ * URL (never its user, password, path or query, where keys and tokens travel) and the
+ * base name of a file (never the directory layout of the machine). Comma-separated
+ * lists (GEOIP_DB) are shown item by item; anything else (a description) as written.
+ */
+export function publicEndpoint(endpoint: string): string {
+  return endpoint
+    .split(',')
+    .map((part) => {
+      const item = part.trim();
+      if (URL_SCHEME.test(item)) {
+        try {
+          const url = new URL(item);
+          return `${url.protocol}//${url.host}`;
+        } catch {
+          return '(unparsable URL)';
+        }
+      }
+      return item.includes('/') || item.includes('\\') ? basename(item.replaceAll('\\', '/')) : item;
+    })
+    .join(', ');
+}
 
 export type ProviderRole = 'primary' | 'fallback';
 
@@ -72,7 +99,7 @@ export class ProviderRegistry {
     let entry = this.#entries.get(info.id);
     if (!entry) {
       entry = {
-        info,
+        info: { ...info, endpoint: publicEndpoint(info.endpoint) },
         roles: {},
         status: { last_success_at: null, last_failure_at: null, last_error: null, consecutive_failures: 0 },
       };

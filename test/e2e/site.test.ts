@@ -135,6 +135,17 @@ describe.skipIf(!found)('the site in Chromium', () => {
       await context.close();
     });
 
+    // Issue 16: /docs had no CSP; the one it has now must not break Swagger UI itself.
+    it('renders the API docs under their CSP, with no violation', async () => {
+      const { context, page, problems } = await open(fx, '/docs/');
+      await page.locator('.opblock').first().waitFor();
+      expect(await page.locator('.opblock').count()).toBeGreaterThan(10);
+      expect(await page.locator('.info .title').textContent()).toContain('netdiag');
+      await shot(page, 'docs.png');
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
     it('is usable at phone width: no sideways scrolling; screenshot saved', async () => {
       const { context, page, problems } = await open(fx, '/?q=example.test&tool=email', { viewport: PHONE });
       await page.locator('.gauge').waitFor();

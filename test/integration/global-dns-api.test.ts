@@ -327,7 +327,8 @@ describe('POST /api/global-dns: input', () => {
 
   it('only POST is served', async () => {
     const res = await (await roomy()).inject('/api/global-dns?target=example.com&type=A');
-    expect(res.statusCode).toBe(404);
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('POST');
   });
 });
 

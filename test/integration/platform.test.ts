@@ -105,6 +105,35 @@ describe('GET /api/providers', () => {
   });
 });
 
+describe('GET /api/providers publishes no secret', () => {
+  // Issue 16: a resolver URL with a password, API keys in query strings and the machine's
+  // file paths appeared verbatim as `endpoint`.
+  it('shows scheme://host[:port] of a URL and the base name of a file, nothing more', async () => {
+    const app = await buildTestApp({
+      config: {
+        dnsResolvers: ['https://doh.example:8443/dns-query?key=S3cretKey', 'udp://192.0.2.53:53'],
+        rdapAggregatorUrl: 'https://rdap.example/prefix?token=S3cretToken',
+        relayRangesFile: '/srv/private/netdiag/egress.csv',
+        geoipDb: '/opt/secret-layout/city-v4.mmdb,/opt/secret-layout/city-v6.mmdb',
+      },
+    });
+    const res = await app.inject('/api/providers');
+    expect(res.body).not.toMatch(/S3cret|secret-layout|\/srv\/private/);
+    const endpoints = Object.fromEntries(
+      res.json().providers.map((p: { id: string; endpoint: string }) => [p.id, p.endpoint]),
+    );
+    expect(Object.values(endpoints)).toEqual(
+      expect.arrayContaining([
+        'https://doh.example:8443',
+        'udp://192.0.2.53:53',
+        'https://rdap.example',
+        'egress.csv',
+        'city-v4.mmdb, city-v6.mmdb',
+      ]),
+    );
+  });
+});
+
 describe('operations', () => {
   it('serves liveness and readiness', async () => {
     const app = await buildTestApp();

@@ -13,18 +13,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { FastifyRequest } from 'fastify';
 import type { TrustProxy } from '../../config/index.js';
-import { isAllowedByCidrs } from '../../net/address.js';
-import { canonicalIp, clientIp } from '../../plugins/client-address.js';
-
-export type TrustRule = (address: string, hop: number) => boolean;
-
-/** TRUST_PROXY as a predicate over (address, hop), hop 0 being the socket peer. */
-export function trustRule(trust: TrustProxy): TrustRule {
-  if (trust === true) return () => true;
-  if (trust === false) return () => false;
-  if (typeof trust === 'number') return (_address, hop) => hop < trust;
-  return (address) => isAllowedByCidrs(address, trust);
-}
+import { canonicalIp, clientIp, type TrustRule, trustRule } from '../../plugins/client-address.js';
 
 /**
  * The `for=` nodes of a Forwarded header (RFC 7239 §4, §6), nearest proxy

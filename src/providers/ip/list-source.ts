@@ -19,7 +19,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Clock } from '../../cache/types.js';
 import { deadlineSignal } from '../deadline.js';
@@ -227,7 +227,9 @@ export class ListSource<T> {
       if (this.#current && mtime === this.#fileMtime) return 'unchanged';
       text = await readFile(file, 'utf8');
     } catch (err) {
-      throw new ProviderError('upstream_error', `cannot read ${file}: ${errorCode(err)}`, { cause: err });
+      throw new ProviderError('upstream_error', `cannot read ${basename(file)}: ${errorCode(err)}`, {
+        cause: err,
+      });
     }
     const parsed = this.#parse(text);
     this.#current = {

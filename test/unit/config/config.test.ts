@@ -105,10 +105,42 @@ describe('loadConfig', () => {
     [{ UNSAFE_ALLOW_TARGET_CIDRS: '127.0.0.0/8,localhost' }, 'UNSAFE_ALLOW_TARGET_CIDRS'],
     [{ TURNSTILE_EXPECTED_HOSTNAME: 'not a host' }, 'TURNSTILE_EXPECTED_HOSTNAME'],
     [{ RATE_LIMIT_GENERAL: 'lots' }, 'RATE_LIMIT_GENERAL'],
+    // Issue 16: each worker would hold its own budgets and cookie key.
+    [{ WEB_CONCURRENCY: '3' }, 'WEB_CONCURRENCY'],
+    // Issue 16: /api/providers published a resolver URL with its password.
+    [{ DNS_RESOLVERS: 'https://u:S3cretPass@doh.example/dns-query' }, 'DNS_RESOLVERS'],
+    [{ DNS_RESOLVERS: 'tls://user@dot.example:853' }, 'DNS_RESOLVERS'],
+    [{ REQUEST_TIMEOUT_MS: '0' }, 'REQUEST_TIMEOUT_MS'],
+    [{ MAX_CONNECTIONS_PER_IP: '-1' }, 'MAX_CONNECTIONS_PER_IP'],
+    [{ METRICS_PORT: '8080' }, 'METRICS_PORT'],
+    [{ METRICS_PORT: '70000' }, 'METRICS_PORT'],
   ])('rejects %o naming %s', (env, variable) => {
     const err = errorFor(env as Record<string, string>);
     expect(err.variable).toBe(variable);
     expect(err.message.startsWith(`${variable}: `)).toBe(true);
+  });
+
+  it('takes WEB_CONCURRENCY above 1 with REDIS_URL and SESSION_SECRET', () => {
+    const config = loadConfig({
+      WEB_CONCURRENCY: '3',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      SESSION_SECRET: 'x'.repeat(32),
+    });
+    expect(config.webConcurrency).toBe(3);
+  });
+
+  it('never echoes a resolver password in its error', () => {
+    expect(errorFor({ DNS_RESOLVERS: 'https://u:S3cretPass@doh.example/dns-query' }).message).not.toContain(
+      'S3cretPass',
+    );
+  });
+
+  it('serves metrics nowhere unless METRICS_PORT is set, and on loopback when it is', () => {
+    expect(loadConfig({}).metricsPort).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '9464' })).toMatchObject({
+      metricsPort: 9464,
+      metricsHost: '127.0.0.1',
+    });
   });
 
   it('documents every variable it reads in docs/configuration.md', async () => {
@@ -125,7 +157,7 @@ describe('loadConfig', () => {
 
 describe('server start-up', () => {
   it('stops with one clear line naming a bad variable, no stack trace', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const result = spawnSync(process.execPath, ['dist/server.js'], {
       env: { PATH: process.env.PATH, PORT: 'not-a-port' },
       encoding: 'utf8',
       timeout: 15_000,

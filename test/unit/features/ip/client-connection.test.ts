@@ -3,8 +3,8 @@ import {
   clientFromForwarded,
   edgeHeaders,
   forwardedFor,
-  trustRule,
 } from '../../../../src/features/ip/client-connection.js';
+import { trustRule } from '../../../../src/plugins/client-address.js';
 
 describe('trustRule (TRUST_PROXY semantics, as proxy-addr applies them)', () => {
   it('false trusts nobody, true everybody, a hop count that many hops', () => {
