@@ -1,11 +1,20 @@
 /**
  * Process entry: read config (a bad value stops the process with one line
  * naming the variable), build the app, listen, close gracefully on SIGTERM.
- * WEB_CONCURRENCY > 1 forks that many workers sharing the port (node:cluster).
+ * WEB_CONCURRENCY > 1 forks that many workers sharing the port (node:cluster);
+ * the primary then only supervises them and, with METRICS_PORT, serves the
+ * metrics of all of them summed (prom-client's AggregatorRegistry asks each
+ * worker's registry over IPC).
  */
 import cluster from 'node:cluster';
+import type { Logger } from 'pino';
+import { AggregatorRegistry } from 'prom-client';
 import { buildApp, createLogger } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config/index.js';
+import { type MetricsListener, serveMetrics } from './metrics-listener.js';
+
+/** Past this, a stuck upstream or client no longer holds the process open on shutdown. */
+const SHUTDOWN_GRACE_MS = 10_000;
 
 function readConfig(): Config {
   try {
@@ -19,6 +28,27 @@ function readConfig(): Config {
   }
 }
 
+/** Runs `close` once on the first SIGTERM or SIGINT, then exits 0 (1 if it failed or took too long). */
+function onSignal(log: Logger, close: () => Promise<void>): void {
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    const force = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
+    force.unref();
+    close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'error during shutdown');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
 async function serve(config: Config): Promise<void> {
   const logger = createLogger(config);
   if (config.unsafeAllowTargetCidrs.length > 0) {
@@ -29,44 +59,64 @@ async function serve(config: Config): Promise<void> {
   }
   if (config.redisUrl === undefined) logger.info('REDIS_URL unset: in-process cache and rate limits');
   const app = await buildApp(config, { logger });
+  const { registry } = app.ctx.metrics;
   app.ctx.metrics.enableDefaultMetrics();
 
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
-    // A stuck upstream must not keep the process alive forever.
-    const force = setTimeout(() => process.exit(1), 10_000);
-    force.unref();
-    app.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'error during shutdown');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
-
+  let metrics: MetricsListener | undefined;
+  onSignal(logger, async () => {
+    await Promise.all([app.close(), metrics?.close()]);
+  });
   await app.listen({ port: config.port, host: config.host });
+
+  if (cluster.isWorker) {
+    // Answers the primary's aggregator (prom-client listens for its IPC requests once an
+    // AggregatorRegistry exists in the worker) with exactly this app's registry.
+    new AggregatorRegistry();
+    AggregatorRegistry.setRegistries([registry]);
+  } else if (config.metricsPort !== undefined) {
+    metrics = await serveMetrics({
+      host: config.metricsHost,
+      port: config.metricsPort,
+      collect: () => registry.metrics(),
+      contentType: registry.contentType,
+      log: logger,
+    });
+  }
+}
+
+async function supervise(config: Config): Promise<void> {
+  const logger = createLogger(config);
+  for (let i = 0; i < config.webConcurrency; i++) cluster.fork();
+  let stopping = false;
+  const allExited = new Promise<void>((resolve) => {
+    cluster.on('exit', (worker, code, signal) => {
+      if (code !== 0 && !stopping) logger.error({ pid: worker.process.pid, code, signal }, 'worker exited');
+      if (Object.keys(cluster.workers ?? {}).length === 0) resolve();
+    });
+  });
+
+  let metrics: MetricsListener | undefined;
+  onSignal(logger, async () => {
+    stopping = true;
+    // Each worker closes itself gracefully on the same signal.
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    await Promise.all([allExited, metrics?.close()]);
+  });
+  if (config.metricsPort !== undefined) {
+    const aggregate = new AggregatorRegistry();
+    metrics = await serveMetrics({
+      host: config.metricsHost,
+      port: config.metricsPort,
+      collect: () => aggregate.clusterMetrics(),
+      contentType: aggregate.contentType,
+      log: logger,
+    });
+  }
 }
 
 const config = readConfig();
-if (config.webConcurrency > 1 && cluster.isPrimary) {
-  for (let i = 0; i < config.webConcurrency; i++) cluster.fork();
-  cluster.on('exit', (worker, code) => {
-    if (code !== 0) process.stderr.write(`netdiag: worker ${worker.process.pid} exited with ${code}\n`);
-  });
-  const stop = (signal: NodeJS.Signals) => {
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-} else {
-  serve(config).catch((err: unknown) => {
-    process.stderr.write(`netdiag: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  });
-}
+const start = config.webConcurrency > 1 && cluster.isPrimary ? supervise : serve;
+start(config).catch((err: unknown) => {
+  process.stderr.write(`netdiag: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

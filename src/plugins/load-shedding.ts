@@ -1,15 +1,16 @@
 /**
  * Load shedding (@fastify/under-pressure): when the event loop is saturated a
  * request is answered 503 with Retry-After at once, which a client and a load
- * balancer can act on, instead of queueing until it times out. Liveness,
- * readiness and metrics keep answering so operators can see what is going on.
+ * balancer can act on, instead of queueing until it times out. Liveness and
+ * readiness keep answering, and metrics have a listener of their own, so
+ * operators can see what is going on.
  */
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../errors.js';
 
-const ALWAYS_SERVED = new Set(['/healthz', '/readyz', '/metrics']);
+const ALWAYS_SERVED = new Set(['/healthz', '/readyz']);
 const RETRY_AFTER_SECONDS = 5;
 
 export interface LoadSheddingOptions {

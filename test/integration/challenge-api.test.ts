@@ -145,7 +145,6 @@ describe('the gate (protection active)', () => {
       '/openapi.json',
       '/healthz',
       '/readyz',
-      '/metrics',
       '/docs',
     ];
     // /api/my-ip is passive by contract; checked whenever its feature is registered.

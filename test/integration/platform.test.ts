@@ -141,7 +141,7 @@ describe('operations', () => {
     expect((await app.inject('/readyz')).json()).toEqual({ status: 'ready', cache: 'memory' });
   });
 
-  it('exposes Prometheus metrics: requests by route and status, cache, provider attempts, rejections', async () => {
+  it('counts Prometheus metrics: requests by route and status, cache, provider attempts, rejections', async () => {
     const provider = new ProbeProvider('p');
     const app = await buildTestApp({
       config: { rateLimitGeneral: { points: 3, seconds: 60 } },
@@ -151,10 +151,7 @@ describe('operations', () => {
     await app.inject('/api/probe/cached?q=m');
     await app.inject('/api/probe/cached?q=m');
     await app.inject('/api/probe/cached?q=m');
-    const res = await app.inject('/metrics');
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toMatch(/^text\/plain/);
-    const text = res.body;
+    const text = await app.ctx.metrics.registry.metrics();
     expect(text).toContain(
       'netdiag_http_requests_total{route="/api/probe/cached",method="GET",status="200"} 3',
     );
@@ -166,6 +163,13 @@ describe('operations', () => {
     expect(text).toContain('netdiag_provider_attempts_total{provider="p",outcome="ok",kind="none"} 1');
     expect(text).toContain('netdiag_rate_limit_rejections_total{group="general"} 1');
     expect(text).toContain('netdiag_http_request_duration_seconds_bucket');
+  });
+
+  // Issue 16: /metrics was served on the public port; it has a listener of its own (METRICS_PORT).
+  it('serves no /metrics on the public port', async () => {
+    const app = await buildTestApp();
+    expect((await app.inject('/metrics')).statusCode).toBe(404);
+    expect(app.routeTable.some((r) => r.url === '/metrics')).toBe(false);
   });
 
   it('sends baseline security headers and no X-Powered-By', async () => {

@@ -31,6 +31,10 @@ export interface NetdiagProcess {
   pid: number;
   /** The process that announced the listener (the `pid` of its log line). */
   serverPid: number;
+  /** With METRICS_PORT set: the metrics listener's URL, once it has announced itself. */
+  metricsUrl(): string | undefined;
+  /** GET on the metrics listener. */
+  metrics(): Promise<HttpAnswer>;
   /** Every stdout line, parsed (non-JSON lines are kept as `{ msg: line }`). */
   lines: Record<string, unknown>[];
   /** Stderr, as text. */
@@ -68,6 +72,7 @@ export async function startNetdiag(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let serverPid = -1;
+  let metricsUrl: string | undefined;
   const lines: Record<string, unknown>[] = [];
   let stderr = '';
   let buffer = '';
@@ -90,6 +95,7 @@ export async function startNetdiag(
           line = { msg: text };
         }
         lines.push(line);
+        if (line.msg === 'metrics listening' && typeof line.url === 'string') metricsUrl = line.url;
         const url = LISTENING.exec(String(line.msg))?.[1];
         if (url) {
           serverPid = Number(line.pid);
@@ -132,6 +138,12 @@ export async function startNetdiag(
     base,
     pid: child.pid ?? -1,
     serverPid,
+    metricsUrl: () => metricsUrl,
+    metrics: () => {
+      if (metricsUrl === undefined) return Promise.reject(new Error('no metrics listener announced'));
+      const url = new URL(metricsUrl);
+      return send(url.origin, 'GET', url.pathname, undefined, {});
+    },
     lines,
     stderr: () => stderr,
     get: (path, headers = {}) => send(base, 'GET', path, undefined, headers),

@@ -73,6 +73,7 @@ describe.skipIf(!redisBinary)('two netdiag processes sharing one Redis', () => {
       RIPESTAT_URL: 'https://127.0.0.1:9',
       PROVIDER_TIMEOUT_MS: '2000',
       LOAD_SHED_EVENT_LOOP_DELAY_MS: '0',
+      METRICS_PORT: '0',
     };
     [a, b] = await Promise.all([startNetdiag(env), startNetdiag(env)]);
   }, 60_000);
@@ -193,7 +194,7 @@ describe.skipIf(!redisBinary)('two netdiag processes sharing one Redis', () => {
       const ready = await instance.get('/readyz');
       expect(ready.status).toBe(503);
       expect(ready.json().error).toMatch(/redis/);
-      const metrics = (await instance.get('/metrics')).text;
+      const metrics = (await instance.metrics()).text;
       expect(metricValue(metrics, 'netdiag_cache_operations_total', { result: 'error' })).toBeGreaterThan(0);
       expect((await instance.get('/healthz')).status).toBe(200);
     }
@@ -229,6 +230,7 @@ describe.skipIf(!redisBinary)('WEB_CONCURRENCY=2 with Redis', () => {
         RELAY_RANGES_URL: 'https://127.0.0.1:9/egress-ip-ranges.csv',
         TOR_EXIT_LIST_URL: 'https://127.0.0.1:9/torbulkexitlist',
         LOAD_SHED_EVENT_LOOP_DELAY_MS: '0',
+        METRICS_PORT: '0',
       },
       { listeners: 2 },
     );
@@ -283,5 +285,27 @@ describe.skipIf(!redisBinary)('WEB_CONCURRENCY=2 with Redis', () => {
     expect(statuses[30]).toBe(429);
     await eventually(async () => ids.every((id) => workerOf(id) !== undefined), 5_000);
     expect(new Set(ids.map(workerOf)).size).toBe(2);
+  });
+
+  it("the primary serves every worker's metrics, summed, on the metrics listener only", async () => {
+    for (let i = 0; i < 6; i++) {
+      expect((await server.get('/healthz', { 'x-request-id': `wc-metrics-${i}` })).status).toBe(200);
+    }
+    await eventually(async () => server.metricsUrl() !== undefined, 5_000);
+    // Served by the primary, which serves no HTTP API itself.
+    const announced = server.lines.find((l) => l.msg === 'metrics listening');
+    expect(announced?.pid).toBe(server.pid);
+    const res = await server.metrics();
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    // Both workers' counts, summed: at least the six requests above.
+    expect(
+      metricValue(res.text, 'netdiag_http_requests_total', {
+        route: '/healthz',
+        method: 'GET',
+        status: '200',
+      }),
+    ).toBeGreaterThanOrEqual(6);
+    expect((await server.get('/metrics')).status).toBe(404);
   });
 });

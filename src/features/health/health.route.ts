@@ -7,7 +7,7 @@ import { errorResponses } from '../shared.schema.js';
 const HealthSchema = Type.Object({ status: Type.String() }, { additionalProperties: true });
 
 export default async function healthRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const { cache, metrics } = ctx;
+  const { cache } = ctx;
   app.get(
     '/healthz',
     {
@@ -34,22 +34,6 @@ export default async function healthRoutes(app: FastifyInstance, { ctx }: { ctx:
         throw new AppError(503, 'unavailable', `cache backend (${cache.kind}) unreachable`);
       }
       return { status: 'ready', cache: cache.kind };
-    },
-  );
-
-  app.get(
-    '/metrics',
-    {
-      schema: {
-        tags: ['operations'],
-        summary: 'Prometheus metrics (text exposition format)',
-        produces: ['text/plain'],
-        response: { 200: Type.String() },
-      },
-    },
-    async (_request, reply) => {
-      reply.type(metrics.registry.contentType);
-      return metrics.registry.metrics();
     },
   );
 }
