@@ -81,6 +81,8 @@ export interface HttpTargetOptions {
   cert?: IssuedCert;
   /** HTTPS only: serve HTTP/2 (with HTTP/1.1 fallback) via ALPN. */
   h2?: boolean;
+  /** HTTPS only: the key-exchange groups offered (OpenSSL list, e.g. 'X25519:P-256'); default Node's. */
+  groups?: string;
   /** Keyed by pathname. */
   routes?: Record<string, TargetRoute>;
   /** Answers what no route matches. Default 200 "ok". */
@@ -219,7 +221,7 @@ export async function startHttpTarget(opts: HttpTargetOptions = {}): Promise<Htt
     if (protocol === 'http') return createHttpServer(listener);
     const pki = await getTestPki();
     const leaf = opts.cert ?? (await pki.issue({ dnsNames: opts.names ?? [], ips: [address] }));
-    const tls = { key: leaf.keyPem, cert: leaf.certPem };
+    const tls = { key: leaf.keyPem, cert: leaf.certPem, ...(opts.groups ? { ecdhCurve: opts.groups } : {}) };
     const s = opts.h2
       ? createSecureServer({ ...tls, allowHTTP1: true }, listener)
       : createHttpsServer(tls, listener);

@@ -16,6 +16,10 @@ import { getTestPki, type IssuedCert, type TestIssuer, type TestPki } from '../f
 import { buildTestApp } from '../helper.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** OpenSSL 3.5 (Node 24) offers and prefers X25519MLKEM768; 3.0 (Node 20, 22) does not know it. */
+const OPENSSL_HAS_MLKEM =
+  Number(process.versions.openssl.split('.')[0]) * 100 + Number(process.versions.openssl.split('.')[1]) >=
+  305;
 /** Targets live here; the allow-list covers it and nothing else in 127/8 is used by other test files. */
 const TARGET_NET = '127.0.200';
 /** Nothing listens here: connection refused. */
@@ -253,7 +257,10 @@ describe('GET /api/tls against fake targets', () => {
       hostname_matches: true,
     });
     expect(tls.connection.cipher).toMatch(/^TLS_(AES_(128|256)_GCM_SHA(256|384)|CHACHA20_POLY1305_SHA256)$/);
-    expect(tls.connection.ephemeral_key).toMatchObject({ type: 'ECDH' });
+    // Both ends run this Node: OpenSSL 3.5 (Node 24) agrees on the hybrid post-quantum group first.
+    expect(tls.connection.ephemeral_key).toMatchObject(
+      OPENSSL_HAS_MLKEM ? { type: 'KEM', curve: 'X25519MLKEM768' } : { type: 'ECDH', curve: 'X25519' },
+    );
     expect(tls.leaf).toMatchObject({
       subject: 'CN=valid.tls.test',
       issuer: 'CN=netdiag test intermediate, O=netdiag tests',

@@ -93,7 +93,7 @@ export function buildTlsEvidence(facts: HandshakeFacts): TlsEvidence {
       alpn: facts.alpn,
       ephemeral_key: ephemeral
         ? {
-            type: ephemeral.type!,
+            type: keyExchangeType(ephemeral.type!),
             ...(ephemeral.name ? { curve: ephemeral.name } : {}),
             ...(ephemeral.size ? { bits: ephemeral.size } : {}),
           }
@@ -143,4 +143,13 @@ function certificateSummary(cert: ParsedCertificate, now: Date) {
     signature_algorithm: cert.signatureAlgorithm.name,
     fingerprint_sha256: cert.fingerprintSha256,
   };
+}
+
+/**
+ * Node names a key-encapsulation group (TLS 1.3 hybrid or post-quantum, such as
+ * X25519MLKEM768, the default first group of OpenSSL 3.5 and so of Node 24) `TLSGroup`,
+ * an internal label with no size; the API calls it what it is.
+ */
+function keyExchangeType(nodeType: string): string {
+  return nodeType === 'TLSGroup' ? 'KEM' : nodeType;
 }

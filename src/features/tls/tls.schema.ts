@@ -111,8 +111,13 @@ export const TlsEvidenceSchema = Type.Object(
         ephemeral_key: Nullable(
           Type.Object(
             {
-              type: Type.String({ description: 'ECDH or DH.' }),
-              curve: Type.Optional(Type.String({ description: 'Group, e.g. X25519, prime256v1.' })),
+              type: Type.String({
+                description:
+                  'ECDH, DH, or KEM: a key-encapsulation group, hybrid or post-quantum (X25519MLKEM768), which has no single key size.',
+              }),
+              curve: Type.Optional(
+                Type.String({ description: 'Group, e.g. X25519, prime256v1, X25519MLKEM768.' }),
+              ),
               bits: Type.Optional(Type.Integer()),
             },
             { additionalProperties: false },
