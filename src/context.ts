@@ -68,16 +68,12 @@ export function createContext(config: Config, log: Logger, deps: AppDeps = {}): 
   };
   const cache = deps.cache ?? (redis ? new RedisCache(redis, { events, clock }) : new MemoryCache({ clock }));
   const loader = new CachedLoader(cache, { events, clock });
-  const registry = new ProviderRegistry(clock);
-  const chain = new ProviderChain({
-    loader,
-    registry,
-    timeoutMs: config.providerTimeoutMs,
-    observer: {
-      onAttempt: (provider, outcome, error) =>
-        metrics.providerAttempts.inc({ provider, outcome, kind: error?.kind ?? 'none' }),
-    },
+  // Every attempt on every upstream, from the chain or a background refresh, is counted once.
+  const registry = new ProviderRegistry(clock, {
+    onAttempt: (provider, outcome, kind) =>
+      metrics.providerAttempts.inc({ provider, outcome, kind: kind ?? 'none' }),
   });
+  const chain = new ProviderChain({ loader, registry, timeoutMs: config.providerTimeoutMs });
   const http = new HttpClient(deps.ca ? { ca: deps.ca } : {});
   const dnsProviders = createDnsProviders(config.dnsResolvers, { ...deps.dnsOptions, ca: deps.ca });
   registry.registerChain('dns', dnsProviders);

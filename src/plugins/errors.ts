@@ -112,7 +112,11 @@ export function sendError(
 async function errorsPlugin(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((err: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof AppError) {
-      if (err.statusCode >= 500 && err.statusCode !== 502) request.log.error({ err }, 'request failed');
+      // A 502 or 503 is a state of the world (upstreams down, lists not loaded, load shed), logged
+      // once where it arises and counted; only an unexpected server error is worth a line per request.
+      if (err.statusCode >= 500 && err.statusCode !== 502 && err.statusCode !== 503) {
+        request.log.error({ err }, 'request failed');
+      }
       return sendError(reply, err.statusCode, err.toBody(), { ...err.headers });
     }
     const fe = err as FastifyError;

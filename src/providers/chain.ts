@@ -34,15 +34,10 @@ export interface ChainResult<T> extends Attribution {
   cache: { hit: boolean; maxAge: number };
 }
 
-export interface ChainObserver {
-  onAttempt?(providerId: string, outcome: 'ok' | 'failed', error?: ProviderError): void;
-}
-
 export interface ProviderChainOptions {
   loader: CachedLoader;
   registry: ProviderRegistry;
   timeoutMs: number;
-  observer?: ChainObserver;
 }
 
 type Answer<T> = Attribution & { value: T };
@@ -76,15 +71,11 @@ export class ProviderChain {
         const value = await this.#callWithTimeout(req, provider);
         tried.push({ id, name, status: 'ok' });
         this.#opts.registry.recordSuccess(id);
-        this.#opts.observer?.onAttempt?.(id, 'ok');
         return { value, source: name, source_id: id, providers_tried: tried };
       } catch (err) {
         if (err instanceof AppError) throw err;
         const failure = toProviderError(err);
-        const message = `${failure.kind}: ${failure.message}`;
-        tried.push({ id, name, status: 'failed', error: message });
-        this.#opts.registry.recordFailure(id, message);
-        this.#opts.observer?.onAttempt?.(id, 'failed', failure);
+        tried.push({ id, name, status: 'failed', error: this.#opts.registry.recordFailure(id, failure) });
         if (req.signal?.aborted) break;
       }
     }

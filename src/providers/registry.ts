@@ -4,7 +4,7 @@
  * status the chain (and background refreshers) report into.
  */
 import { basename } from 'node:path';
-import type { ProviderInfo } from './types.js';
+import type { ProviderError, ProviderFailureKind, ProviderInfo } from './types.js';
 
 const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 
@@ -13,8 +13,9 @@ const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
  * URL (never its user, password, path or query, where keys and tokens travel) and the
  * base name of a file (never the directory layout of the machine). Comma-separated
  * lists (GEOIP_DB) are shown item by item; anything else (a description) as written.
+ * `keepPath` keeps a URL's path, for a public document cited as a source (a relay list).
  */
-export function publicEndpoint(endpoint: string): string {
+export function publicEndpoint(endpoint: string, opts: { keepPath?: boolean } = {}): string {
   return endpoint
     .split(',')
     .map((part) => {
@@ -22,7 +23,7 @@ export function publicEndpoint(endpoint: string): string {
       if (URL_SCHEME.test(item)) {
         try {
           const url = new URL(item);
-          return `${url.protocol}//${url.host}`;
+          return `${url.protocol}//${url.host}${opts.keepPath ? url.pathname : ''}`;
         } catch {
           return '(unparsable URL)';
         }
@@ -47,15 +48,22 @@ export interface ProviderListing extends Omit<ProviderInfo, 'capabilities'> {
   status: ProviderStatus;
 }
 
+/** Told of every attempt, whoever made it (the chain, a background list refresh). */
+export interface AttemptObserver {
+  onAttempt(providerId: string, outcome: 'ok' | 'failed', kind?: ProviderFailureKind): void;
+}
+
 export class ProviderRegistry {
   readonly #entries = new Map<
     string,
     { info: ProviderInfo; roles: Record<string, ProviderRole>; status: ProviderStatus }
   >();
   readonly #clock: () => number;
+  readonly #observer: AttemptObserver | undefined;
 
-  constructor(clock: () => number = Date.now) {
+  constructor(clock: () => number = Date.now, observer?: AttemptObserver) {
     this.#clock = clock;
+    this.#observer = observer;
   }
 
   /**
@@ -72,18 +80,23 @@ export class ProviderRegistry {
   }
 
   recordSuccess(id: string): void {
+    this.#observer?.onAttempt(id, 'ok');
     const entry = this.#entries.get(id);
     if (!entry) return;
     entry.status.last_success_at = new Date(this.#clock()).toISOString();
     entry.status.consecutive_failures = 0;
   }
 
-  recordFailure(id: string, error: string): void {
+  /** Records a failed attempt; returns the text shown for it (`kind: message`), here and in providers_tried. */
+  recordFailure(id: string, failure: ProviderError): string {
+    const error = `${failure.kind}: ${failure.message}`;
+    this.#observer?.onAttempt(id, 'failed', failure.kind);
     const entry = this.#entries.get(id);
-    if (!entry) return;
+    if (!entry) return error;
     entry.status.last_failure_at = new Date(this.#clock()).toISOString();
     entry.status.last_error = error;
     entry.status.consecutive_failures += 1;
+    return error;
   }
 
   list(): ProviderListing[] {

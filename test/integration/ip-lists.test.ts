@@ -5,7 +5,7 @@
  */
 import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../src/config/index.js';
 import { providerCatalog } from '../../src/providers/catalog.js';
@@ -231,7 +231,7 @@ describe('ListSource (relay egress list)', () => {
     const { list, timers } = source({ file });
     await list.start();
     expect(list.current).toMatchObject({ entries: 428, updatedAt: Date.parse('2026-11-01T00:00:00Z') });
-    expect(list.current!.source).toBe(`file://${file}`);
+    expect(list.current!.source).toBe(basename(file));
     const snapshot = list.current;
     await list.refresh(); // unchanged mtime: nothing re-read
     expect(list.current).toBe(snapshot);

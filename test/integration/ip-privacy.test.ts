@@ -4,13 +4,13 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Config } from '../../src/config/index.js';
 import { type FakeUpstream, fixtureText, startFakeUpstream } from '../fakes/https-upstream.js';
 import { getTestPki } from '../fakes/test-ca.js';
-import { buildTestApp } from '../helper.js';
+import { buildTestApp, capturingLogger } from '../helper.js';
 
 const APPLE = fixtureText('relay/egress-ip-ranges.excerpt.csv');
 const TOR = fixtureText('relay/tor-torbulkexitlist.txt');
@@ -74,7 +74,18 @@ describe('GET /api/ip-privacy', () => {
     expect(early.statusCode).toBe(503);
     expect(early.headers['retry-after']).toBe('30');
     expect(early.headers['cache-control']).toBe('no-store');
-    expect(early.json()).toEqual({ error: expect.stringContaining('not loaded yet'), code: 'unavailable' });
+    expect(early.json()).toEqual({
+      error: expect.stringContaining('not loaded yet'),
+      code: 'unavailable',
+      providers_tried: [
+        expect.objectContaining({
+          id: 'apple-private-relay',
+          status: 'failed',
+          error: expect.stringMatching(/under way/),
+        }),
+        expect.objectContaining({ id: 'tor-exit-list', status: 'failed' }),
+      ],
+    });
     await loaded(a);
     expect((await ask(a, '8.8.8.8')).json()).toMatchObject({ is_relay: false, relay: null });
   });
@@ -159,7 +170,8 @@ describe('GET /api/ip-privacy', () => {
     const res = await ask(a, '172.224.226.34'); // 172.224.226.34/31,GB,GB-EN,Oxford,
     expect(res.statusCode).toBe(200);
     expect(res.json().relay.egress_region.city).toBe('Oxford');
-    expect(res.json().lists[0]).toMatchObject({ source_url: `file://${APPLE_FILE}`, loaded: true });
+    // The file's name, never the machine's directory layout (issue 16).
+    expect(res.json().lists[0]).toMatchObject({ source_url: basename(APPLE_FILE), loaded: true });
     expect(res.json().lists[1]).toMatchObject({
       provider: 'Tor',
       loaded: false,
@@ -189,6 +201,46 @@ describe('GET /api/ip-privacy', () => {
     const started = Date.now();
     await a.close();
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  // Issue 16: offline, every request answered 503 forever and logged an error with a stack trace.
+  it('offline: answers 503 naming both lists in providers_tried, logs each refresh failure once, counts it', async () => {
+    upstream.fault = 'reset';
+    const { logger, lines } = capturingLogger('info');
+    const a = await buildTestApp({ config: config(), ca: (await getTestPki()).caPem, logger });
+    await vi.waitFor(() => expect(upstream.count()).toBe(2), { timeout: 5000, interval: 10 });
+    await vi.waitFor(() => expect(lines().filter((l) => l.msg === 'list refresh failed')).toHaveLength(2), {
+      timeout: 5000,
+      interval: 10,
+    });
+    for (let i = 0; i < 5; i++) {
+      const res = await ask(a, '8.8.8.8');
+      expect(res.statusCode).toBe(503);
+      expect(res.json().providers_tried).toEqual([
+        {
+          id: 'apple-private-relay',
+          name: expect.any(String),
+          status: 'failed',
+          error: expect.stringMatching(/^network: /),
+        },
+        {
+          id: 'tor-exit-list',
+          name: expect.any(String),
+          status: 'failed',
+          error: expect.stringMatching(/^network: /),
+        },
+      ]);
+    }
+    // Two refresh failures, two warnings; five requests add no error line and no stack.
+    expect(lines().filter((l) => l.msg === 'list refresh failed')).toHaveLength(2);
+    expect(lines().filter((l) => Number(l.level) >= 50)).toEqual([]);
+    const metrics = await a.ctx.metrics.registry.metrics();
+    expect(metrics).toMatch(
+      /netdiag_provider_attempts_total\{provider="tor-exit-list",outcome="failed",kind="network"\} 1/,
+    );
+    expect(metrics).toMatch(
+      /netdiag_provider_attempts_total\{provider="apple-private-relay",outcome="failed",kind="network"\} 1/,
+    );
   });
 
   it('shows both lists, with their refresh status, in /api/providers', async () => {

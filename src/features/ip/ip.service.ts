@@ -120,7 +120,10 @@ export async function lookupIpGeo(
   return { body, cache: result.cache };
 }
 
-export function lookupIpPrivacy(relays: Relays, input: string): IpPrivacyResponse {
+export function lookupIpPrivacy(
+  relays: Relays & Pick<RelayLists, 'attempts'>,
+  input: string,
+): IpPrivacyResponse {
   const param = parseIpParam(input);
   requirePublic(param, 'only public addresses can be relay egress addresses');
   const verdict = relays.classify(param.ip);
@@ -129,7 +132,7 @@ export function lookupIpPrivacy(relays: Relays, input: string): IpPrivacyRespons
       503,
       'unavailable',
       'the relay egress lists have not loaded yet; retry shortly (no match in the lists loaded so far)',
-      { headers: { 'retry-after': String(LISTS_LOADING_RETRY_AFTER) } },
+      { headers: { 'retry-after': String(LISTS_LOADING_RETRY_AFTER) }, providersTried: relays.attempts() },
     );
   }
   return {

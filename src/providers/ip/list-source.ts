@@ -20,11 +20,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Clock } from '../../cache/types.js';
 import { deadlineSignal } from '../deadline.js';
 import type { HttpClient } from '../http-client.js';
-import type { ProviderRegistry } from '../registry.js';
+import { type ProviderRegistry, publicEndpoint } from '../registry.js';
 import { ProviderError, type ProviderInfo } from '../types.js';
 import { ListFormatError } from './csv.js';
 
@@ -107,6 +106,7 @@ export class ListSource<T> {
   #inflight: Promise<void> | undefined;
   #timer: { cancel(): void } | undefined;
   #failures = 0;
+  #lastError: string | undefined;
   #closed = false;
 
   constructor(opts: ListSourceOptions<T>) {
@@ -120,9 +120,14 @@ export class ListSource<T> {
     return this.#current;
   }
 
-  /** Where the data comes from, as shown to clients. */
+  /** Where the data comes from, as shown to clients: the list's URL without credentials or query, or a file's name. */
   get sourceUrl(): string {
-    return this.#opts.file ? pathToFileURL(this.#opts.file).href : this.#opts.url;
+    return publicEndpoint(this.#opts.file ?? this.#opts.url, { keepPath: true });
+  }
+
+  /** The last refresh's failure (`kind: message`), until a refresh succeeds. */
+  get lastError(): string | undefined {
+    return this.#lastError;
   }
 
   /**
@@ -173,14 +178,15 @@ export class ListSource<T> {
     try {
       const outcome = this.#opts.file ? await this.#readFile(this.#opts.file) : await this.#download();
       this.#failures = 0;
+      this.#lastError = undefined;
       registry.recordSuccess(info.id);
       log.info({ provider: info.id, outcome, entries: this.#current?.entries }, 'list refreshed');
     } catch (err) {
       if (this.#closed) return;
       const failure = toProviderError(err);
       this.#failures++;
-      const message = `${failure.kind}: ${failure.message}`;
-      registry.recordFailure(info.id, message);
+      const message = registry.recordFailure(info.id, failure);
+      this.#lastError = message;
       log.warn(
         { provider: info.id, err: message, keeping: this.#current ? 'previous copy' : 'nothing loaded yet' },
         'list refresh failed',
@@ -212,7 +218,12 @@ export class ListSource<T> {
     }
     if (res.status !== 200) throw new ProviderError('http_status', `HTTP ${res.status} from ${hostOf(url)}`);
     const parsed = this.#parse(res.body.toString('utf8'));
-    this.#current = { data: parsed.data, entries: parsed.entries, updatedAt: clock(), source: url };
+    this.#current = {
+      data: parsed.data,
+      entries: parsed.entries,
+      updatedAt: clock(),
+      source: this.sourceUrl,
+    };
     this.#etag = headerValue(res.headers.etag);
     this.#lastModified = headerValue(res.headers['last-modified']);
     await this.#persist(res.body);
@@ -292,7 +303,7 @@ export class ListSource<T> {
         data: parsed.data,
         entries: parsed.entries,
         updatedAt: meta.updated_at,
-        source: this.#opts.url,
+        source: this.sourceUrl,
       };
       this.#etag = meta.etag;
       this.#lastModified = meta.last_modified;

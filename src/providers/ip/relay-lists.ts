@@ -13,6 +13,7 @@ import type { Config } from '../../config/index.js';
 import type { ProviderCatalog } from '../catalog.js';
 import type { HttpClient } from '../http-client.js';
 import type { ProviderRegistry } from '../registry.js';
+import type { ProviderAttempt } from '../types.js';
 import type { ParsedIp } from './ip-number.js';
 import { type ListLogger, ListSource, type ParsedList, type Scheduler } from './list-source.js';
 import { type EgressRegion, parseExitList, parseGeofeed, type RelayIndex } from './relay-index.js';
@@ -62,6 +63,23 @@ export class RelayLists {
       if (hit) return { provider, ...hit };
     }
     return complete ? null : undefined;
+  }
+
+  /**
+   * Each list as an attempt at answering (providers_tried): loaded, or failed with the last
+   * refresh's error, for an answer that cannot be given until every list has loaded.
+   */
+  attempts(): ProviderAttempt[] {
+    return this.#families.map(({ source }): ProviderAttempt => {
+      const { id, name } = source.info;
+      if (source.current) return { id, name, status: 'ok' };
+      return {
+        id,
+        name,
+        status: 'failed',
+        error: source.lastError ?? 'not loaded yet: the first download is under way',
+      };
+    });
   }
 
   status(): RelayListStatus[] {

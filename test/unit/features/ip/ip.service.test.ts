@@ -20,6 +20,7 @@ import {
 import type { ParsedIp } from '../../../../src/providers/ip/ip-number.js';
 import type { RelayListStatus, RelayVerdict } from '../../../../src/providers/ip/relay-lists.js';
 import { ProviderRegistry } from '../../../../src/providers/registry.js';
+import type { ProviderAttempt } from '../../../../src/providers/types.js';
 import { ProviderError } from '../../../../src/providers/types.js';
 
 const LONDON: GeoLocation = {
@@ -58,8 +59,15 @@ const miss = () => {
   throw new ProviderError('upstream_error', 'no record');
 };
 
+const TOR_LOADING: ProviderAttempt = {
+  id: 'tor-exit-list',
+  name: 'Tor Project bulk exit list',
+  status: 'failed',
+  error: 'network: 127.0.0.1:9: ECONNREFUSED',
+};
+
 function relays(verdict: RelayVerdict, lists: RelayListStatus[] = []) {
-  return { classify: () => verdict, status: () => lists };
+  return { classify: () => verdict, status: () => lists, attempts: () => [TOR_LOADING] };
 }
 
 const database = {
@@ -168,6 +176,8 @@ describe('lookupIpPrivacy', () => {
     const err = await error(() => lookupIpPrivacy(relays(undefined, lists), '8.8.8.8'));
     expect(err.statusCode).toBe(503);
     expect(err.headers['retry-after']).toBe('30');
+    // Issue 16: the 503 names the lists and why they are not there.
+    expect(err.toBody().providers_tried).toEqual([TOR_LOADING]);
   });
 
   it('answers a match even while another list loads', () => {
