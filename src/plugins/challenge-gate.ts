@@ -55,15 +55,30 @@ async function challengeGatePlugin(app: FastifyInstance, opts: ChallengeGateOpti
 
   // Inactive protection adds no request hook: nothing to check, nothing to pay per request.
   if (!opts.active) return;
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    // The matched route's template, not request.url: the router decodes the path,
-    // so /%61pi/dns reaches /api/dns while its raw URL does not start with /api/.
+  // The matched route's template, not request.url: the router decodes the path,
+  // so /%61pi/dns reaches /api/dns while its raw URL does not start with /api/.
+  const gated = (request: FastifyRequest) => {
     const route = request.routeOptions.url;
-    if (route === undefined || !route.startsWith('/api/')) return;
-    if (request.routeOptions.config.passive === true) return;
+    return route?.startsWith('/api/') === true && request.routeOptions.config.passive !== true;
+  };
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    if (!gated(request)) return;
     if (sessionFromCookies(request.headers.cookie, opts.sessionSecret, opts.clock()) === undefined) {
       throw challengeRequired();
     }
+  });
+  // A gated answer went only to a session holder: a shared cache (a CDN, a corporate proxy)
+  // must not hand it to a client without one, so it may be kept by the browser alone.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (gated(request)) {
+      const policy = reply.getHeader('cache-control');
+      if (typeof policy === 'string' && policy.startsWith('public')) {
+        reply.header('cache-control', `private${policy.slice('public'.length)}`);
+      }
+      const vary = reply.getHeader('vary');
+      reply.header('vary', typeof vary === 'string' && vary !== '' ? `${vary}, Cookie` : 'Cookie');
+    }
+    done(null, payload);
   });
 }
 

@@ -161,6 +161,31 @@ describe('the gate (protection active)', () => {
     expect(res.statusCode).toBe(400);
   });
 
+  // Issue 16: gated answers carried `Cache-Control: public` and no `Vary: Cookie`, so a shared
+  // cache would have served them to clients without a session.
+  it('marks a gated answer private and varying by Cookie; public answers stay public', async () => {
+    const { app } = await activeApp();
+    const cookie = cookieOf(await verify(app, 'pass:cache'));
+    const res = await app.inject({
+      url: '/api/probe/cached?q=c',
+      remoteAddress: CLIENT,
+      headers: { cookie },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toMatch(/^private, max-age=\d+$/);
+    expect(String(res.headers.vary).split(/,\s*/)).toContain('Cookie');
+    const refused = await app.inject({ url: '/api/probe/cached?q=c', remoteAddress: CLIENT });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.headers['cache-control']).toBe('no-store');
+    // Passive routes and the document need no session and may be shared.
+    const doc = await app.inject({ url: '/openapi.json', remoteAddress: CLIENT });
+    expect(doc.headers.vary ?? '').not.toContain('Cookie');
+    // Without protection, answers are public as before.
+    const open = await (await inactiveApp()).inject({ url: '/api/probe/cached?q=c', remoteAddress: CLIENT });
+    expect(open.headers['cache-control']).toMatch(/^public, max-age=\d+$/);
+    expect(open.headers.vary ?? '').not.toContain('Cookie');
+  });
+
   it('answers an unknown /api path with 404, not 403', async () => {
     const { app } = await activeApp();
     const res = await app.inject({ url: '/api/no-such-thing', remoteAddress: CLIENT });

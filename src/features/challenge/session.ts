@@ -43,9 +43,15 @@ export function issueSession(
   return { session, value: `${payload}.${sign(secret, payload)}` };
 }
 
+/** Clock difference tolerated between instances that share SESSION_SECRET. */
+const CLOCK_SKEW_MS = 60_000;
+
 /**
  * The session a cookie value carries, or undefined when it is malformed,
- * signed with another secret, altered in any byte, or expired at `now`.
+ * signed with another secret, altered in any byte, expired at `now`, or
+ * claiming a lifetime this service never issues (longer than 15 minutes, or
+ * starting in the future): a signature proves who made a value, not that its
+ * terms are ours, so a leaked secret or a format change cannot mint long sessions.
  */
 export function verifySession(secret: string, value: string, now: number): Session | undefined {
   const cut = value.lastIndexOf('.');
@@ -67,5 +73,8 @@ export function verifySession(secret: string, value: string, now: number): Sessi
     return undefined;
   const session: Session = { id, issuedAt: Number(issued), expiresAt: Number(expires) };
   if (!(now < session.expiresAt)) return undefined;
+  const lifetime = session.expiresAt - session.issuedAt;
+  if (lifetime <= 0 || lifetime > SESSION_TTL_SECONDS * 1000) return undefined;
+  if (session.issuedAt > now + CLOCK_SKEW_MS) return undefined;
   return session;
 }

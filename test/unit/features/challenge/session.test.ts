@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   issueSession,
@@ -28,6 +29,25 @@ describe('session signing', () => {
     expect(verifySession(SECRET, value, T0 + 900_000 - 1)).toBeDefined();
     expect(verifySession(SECRET, value, T0 + 900_000)).toBeUndefined();
     expect(verifySession(SECRET, value, T0 + 86_400_000)).toBeUndefined();
+  });
+
+  // Issue 16: any correctly signed lifetime was accepted, a 10-year cookie included.
+  it('refuses a correctly signed value whose lifetime is not one this service issues', () => {
+    const sign = (payload: string) =>
+      `${payload}.${createHmac('sha256', SECRET).update(payload).digest('base64url')}`;
+    const id = 'AAAAAAAAAAAAAAAAAAAAAA';
+    const tenYears = sign(`nd1.${T0}.${T0 + 10 * 365 * 86_400_000}.${id}`);
+    expect(verifySession(SECRET, tenYears, T0 + 60_000)).toBeUndefined();
+    const sixteenMinutes = sign(`nd1.${T0}.${T0 + 16 * 60_000}.${id}`);
+    expect(verifySession(SECRET, sixteenMinutes, T0)).toBeUndefined();
+    const backwards = sign(`nd1.${T0}.${T0 - 1}.${id}`);
+    expect(verifySession(SECRET, backwards, T0 - 10)).toBeUndefined();
+    // Issued an hour from now: no instance's clock is that far ahead.
+    const future = sign(`nd1.${T0 + 3_600_000}.${T0 + 3_600_000 + 900_000}.${id}`);
+    expect(verifySession(SECRET, future, T0)).toBeUndefined();
+    // The exact format it issues is still accepted, with a minute of clock skew between instances.
+    const skewed = sign(`nd1.${T0 + 30_000}.${T0 + 30_000 + 900_000}.${id}`);
+    expect(verifySession(SECRET, skewed, T0)).toBeDefined();
   });
 
   it('refuses a value signed with another secret', () => {
