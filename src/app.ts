@@ -12,6 +12,7 @@ import { type AppContext, type AppDeps, createContext } from './context.js';
 import { features } from './features/index.js';
 import challengeGate from './plugins/challenge-gate.js';
 import { clientIp, trustRule } from './plugins/client-address.js';
+import compression from './plugins/compression.js';
 import connectionGuard from './plugins/connection-guard.js';
 import errorsPlugin, { BODY_LIMIT, sendError, writeRawError } from './plugins/errors.js';
 import httpHeaders from './plugins/http-headers.js';
@@ -184,6 +185,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
   await app.register(strictJson);
   await app.register(httpHeaders);
+  // Before every static-file plugin (the site, /docs), as @fastify/compress requires.
+  await app.register(compression);
   await app.register(metricsPlugin, { metrics: ctx.metrics });
   await app.register(loadShedding, {
     maxEventLoopDelayMs: config.loadShedEventLoopDelayMs,

@@ -59,6 +59,8 @@ export default async function siteRoutes(app: FastifyInstance, { ctx }: { ctx: A
     index: false,
     // Names carry a content hash (scripts/build-web.ts): a changed file is a new URL.
     immutable: true,
+    // The build writes .br and .gz beside every text file: sent as they are, never compressed per request.
+    preCompressed: true,
     maxAge: '365d',
     etag: true,
     lastModified: true,
