@@ -145,7 +145,8 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     const allowed = HTTP_METHODS.filter((method) => routes.find(method, path) !== null);
-    if (allowed.length > 0) {
+    // A route that does serve this method and found nothing (an unknown /assets/ file) is a 404.
+    if (allowed.length > 0 && !allowed.includes(request.method as HTTPMethod)) {
       return sendError(
         reply,
         405,

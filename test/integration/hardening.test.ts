@@ -119,6 +119,8 @@ describe('a method the path does not serve', () => {
     expect(get.headers.allow).toBe('POST');
     const asset = await app.inject({ method: 'DELETE', url: '/assets/app.js' });
     expect(asset.statusCode).toBe(405);
+    // The method is served there, the file is not: a 404.
+    expect((await app.inject({ method: 'GET', url: '/assets/no-such-file.js' })).statusCode).toBe(404);
   });
 
   it('leaves a path that exists under no method a 404', async () => {
