@@ -33,6 +33,8 @@ const HEADER = 32;
 const V4_RECORD = 12;
 const V6_RECORD = 36;
 const ENTRY = 12;
+/** Organizations the entry key (AS number · ORG_KEY + organization) can tell apart within 2^53; today's data has ~100 000. */
+const ORG_KEY = 2 ** 21;
 
 export class AsnIndexError extends Error {
   override readonly name = 'AsnIndexError';
@@ -46,38 +48,35 @@ export function encodeAsnIndex(table: AsnTable): Buffer {
   const n6 = v6.values.length;
 
   // Rows → entries: one per distinct (AS, organization) that a segment still uses after overlaps.
-  const entryOf = new Map<number, Map<number, number>>();
+  // A numeric key, no per-entry object: this runs over half a million rows.
+  if (orgs.length > ORG_KEY)
+    throw new RangeError(`${orgs.length} organizations: the entry key holds ${ORG_KEY}`);
+  const entryOf = new Map<number, number>();
   const entryAsn: number[] = [];
   const entryOrg: number[] = [];
   const entry = (row: number): number => {
-    const a = asn[row]!;
-    const o = orgOf[row]!;
-    let byOrg = entryOf.get(a);
-    if (!byOrg) {
-      byOrg = new Map();
-      entryOf.set(a, byOrg);
-    }
-    let e = byOrg.get(o);
+    const key = asn[row]! * ORG_KEY + orgOf[row]!;
+    let e = entryOf.get(key);
     if (e === undefined) {
       e = entryAsn.length;
-      byOrg.set(o, e);
-      entryAsn.push(a);
-      entryOrg.push(o);
+      entryOf.set(key, e);
+      entryAsn.push(asn[row]!);
+      entryOrg.push(orgOf[row]!);
     }
     return e;
   };
   const v4Entries = Uint32Array.from(v4.values, entry);
   const v6Entries = Uint32Array.from(v6.values, entry);
 
-  const nameAt = new Map<number, { offset: number; length: number }>();
-  const names: Buffer[] = [];
+  // Each name used once, placed in first-use order; written straight into the output below.
+  const nameOffset = new Int32Array(orgs.length).fill(-1);
+  const nameLength = new Uint32Array(orgs.length);
   let namesBytes = 0;
   for (const o of entryOrg) {
-    if (nameAt.has(o)) continue;
-    const bytes = Buffer.from(orgs[o] ?? '', 'utf8');
-    nameAt.set(o, { offset: namesBytes, length: bytes.length });
-    names.push(bytes);
-    namesBytes += bytes.length;
+    if (nameOffset[o] !== -1) continue;
+    nameOffset[o] = namesBytes;
+    nameLength[o] = Buffer.byteLength(orgs[o] ?? '', 'utf8');
+    namesBytes += nameLength[o]!;
   }
   const report = Buffer.from(JSON.stringify(table.report), 'utf8');
 
@@ -105,13 +104,15 @@ export function encodeAsnIndex(table: AsnTable): Buffer {
     out.writeUInt32BE(v6Entries[i]!, at + 32);
   }
   for (let e = 0; e < ne; e++, at += ENTRY) {
-    const name = nameAt.get(entryOrg[e]!)!;
+    const o = entryOrg[e]!;
     out.writeUInt32BE(entryAsn[e]!, at);
-    out.writeUInt32BE(name.offset, at + 4);
-    out.writeUInt32BE(name.length, at + 8);
+    out.writeUInt32BE(nameOffset[o]!, at + 4);
+    out.writeUInt32BE(nameLength[o]!, at + 8);
   }
-  for (const bytes of names) at += bytes.copy(out, at);
-  report.copy(out, at);
+  for (let o = 0; o < orgs.length; o++) {
+    if (nameOffset[o]! >= 0) out.write(orgs[o]!, at + nameOffset[o]!, nameLength[o]!, 'utf8');
+  }
+  report.copy(out, at + namesBytes);
   return out;
 }
 

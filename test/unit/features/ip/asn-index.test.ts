@@ -1,10 +1,26 @@
-import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AsnIndex, AsnIndexError, encodeAsnIndex } from '../../../../src/providers/ip/asn-index.js';
-import { openAsnIndex } from '../../../../src/providers/ip/asn-index-build.js';
+import {
+  asnIndexFileName,
+  openAsnIndex,
+  runAsnIndexWorker,
+} from '../../../../src/providers/ip/asn-index-build.js';
 import { type AsnTable, AsnTableBuilder } from '../../../../src/providers/ip/asn-table.js';
 import { BlockFile } from '../../../../src/providers/ip/block-file.js';
 import { formatIp, type ParsedIp, parseIp, type Words } from '../../../../src/providers/ip/ip-number.js';
@@ -192,19 +208,64 @@ describe('openAsnIndex', () => {
     expectSameAnswers(table, nowhere.index, probes);
   });
 
-  it('lets builders race: every one answers, one whole index is left, no temporary file', async () => {
+  it('has one builder at a time: the others wait for its index and reuse it', async () => {
     const paths = sources();
     const cacheDir = freshDir();
     const opened = await Promise.all([1, 2, 3, 4].map(() => openAsnIndex({ sources: paths, cacheDir })));
-    for (const o of opened) {
-      expect(o.origin).not.toBe('memory');
-      expectSameAnswers(table, o.index, probes);
-    }
+    expect(opened.map((o) => o.origin).sort()).toEqual(['built', 'reused', 'reused', 'reused']);
+    for (const o of opened) expectSameAnswers(table, o.index, probes);
+    // One whole index left; no lock, no temporary file.
     expect(readdirSync(cacheDir)).toEqual([opened[0]!.path!.split('/').pop()]);
+    for (const o of opened) o.index.close();
+  });
+
+  it("waits for another process's build rather than building too", async () => {
+    const paths = sources();
+    const cacheDir = freshDir();
+    const path = join(cacheDir, await asnIndexFileName(paths));
+    mkdirSync(cacheDir, { recursive: true });
+    writeFileSync(`${path}.lock`, '12345\n'); // another process is building
+    const waiting = openAsnIndex({ sources: paths, cacheDir });
+    // The other process finishes: its index appears, its lock goes.
+    const elsewhere = await openAsnIndex({ sources: paths, cacheDir: freshDir() });
+    await new Promise((r) => setTimeout(r, 250));
+    copyFileSync(elsewhere.path!, path);
+    unlinkSync(`${path}.lock`);
+    const opened = await waiting;
+    expect(opened.origin).toBe('reused');
+    expectSameAnswers(table, opened.index, probes);
+    elsewhere.index.close();
+    opened.index.close();
+  });
+
+  it('takes over the lock of a builder that died', async () => {
+    const paths = sources();
+    const cacheDir = freshDir();
+    const path = join(cacheDir, await asnIndexFileName(paths));
+    mkdirSync(cacheDir, { recursive: true });
+    writeFileSync(`${path}.lock`, '12345\n');
+    const longAgo = new Date(Date.now() - 10 * 60_000);
+    utimesSync(`${path}.lock`, longAgo, longAgo);
+    const opened = await openAsnIndex({ sources: paths, cacheDir });
+    expect(opened.origin).toBe('built');
+    expect(existsSync(`${path}.lock`)).toBe(false);
+    expectSameAnswers(table, opened.index, probes);
+    opened.index.close();
+  });
+
+  it('lets builders that do race (no lock) rename whole files over each other harmlessly', async () => {
+    const paths = sources();
+    const cacheDir = freshDir();
+    const output = join(cacheDir, await asnIndexFileName(paths));
+    const replies = await Promise.all(
+      [1, 2, 3].map(() => runAsnIndexWorker({ sources: paths, output }, undefined)),
+    );
+    expect(replies.map((r) => r.written)).toEqual([true, true, true]);
+    expect(readdirSync(cacheDir)).toEqual([output.split('/').pop()]);
     const reused = await openAsnIndex({ sources: paths, cacheDir });
     expect(reused.origin).toBe('reused');
     expectSameAnswers(table, reused.index, probes);
-    for (const o of [...opened, reused]) o.index.close();
+    reused.index.close();
   });
 
   it('fails as the table always has for missing or unusable sources', async () => {
