@@ -58,7 +58,7 @@ export class BlockFile {
     this.#slab = slab;
     this.#fd = fd;
     if (fd === undefined) {
-      // A buffer is its one block: every read takes the #last path.
+      // A buffer is its one block, always current: no read goes past the range check.
       this.#hi = size;
     } else {
       this.#blocks = new LRUCache<number, number>({ max: slab.length / blockSize });
