@@ -3,12 +3,20 @@
  * defaults): the npm packages are installed, their record shape is the one
  * the adapter reads, and the answers carry the DB-IP attribution its licence
  * requires. Assertions stay on facts that outlive monthly data releases.
+ * And the on-disk readers against the references on this data: MmdbFile
+ * against mmdb-lib, the ASN index against the in-memory AsnTable.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { Reader } from 'mmdb-lib';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/config/index.js';
+import { openAsnIndex } from '../../src/providers/ip/asn-index-build.js';
+import { AsnTableBuilder } from '../../src/providers/ip/asn-table.js';
 import { pathList } from '../../src/providers/ip/geoip-mmdb.js';
+import { formatIp, type ParsedIp, parseIp } from '../../src/providers/ip/ip-number.js';
+import { MmdbFile } from '../../src/providers/ip/mmdb-file.js';
 import { buildTestApp } from '../helper.js';
 
 describe('the bundled geolocation data', () => {
@@ -61,6 +69,90 @@ describe('the bundled geolocation data', () => {
         url: 'https://db-ip.com',
         license: 'CC BY 4.0',
       });
+    }
+  }, 60_000);
+});
+
+/** mulberry32: seeded, so a failure names an address that fails again. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+}
+
+function addresses(seed: number, v4: number, v6: number): ParsedIp[] {
+  const random = seeded(seed);
+  const out: ParsedIp[] = [];
+  for (let i = 0; i < v4; i++) out.push({ version: 4, v4: random() });
+  for (let i = 0; i < v6; i++) {
+    // Mostly global unicast (2000::/3), where the data is; every eighth anywhere.
+    const top = i % 8 === 0 ? random() : (0x20000000 | (random() & 0x1fffffff)) >>> 0;
+    out.push({ version: 6, w: [top, random(), random(), random()] });
+  }
+  return out;
+}
+
+describe('the on-disk readers on the bundled data', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'netdiag-bundled-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('MmdbFile answers as mmdb-lib: same records, same prefix lengths', () => {
+    for (const path of pathList(DEFAULTS.GEOIP_DB)) {
+      const reference = new Reader(readFileSync(path));
+      const reader = MmdbFile.open(path);
+      try {
+        const ipVersion = reader.metadata.ipVersion;
+        expect(reader.metadata.nodeCount).toBe(reference.metadata.nodeCount);
+        expect(reader.metadata.recordSize).toBe(reference.metadata.recordSize);
+        const ips = addresses(ipVersion, ipVersion === 4 ? 3000 : 1000, ipVersion === 6 ? 3000 : 0);
+        let found = 0;
+        for (const ip of ips) {
+          const want = reference.getWithPrefixLength(formatIp(ip));
+          expect(reader.getWithPrefixLength(ip), `${basename(path)} ${formatIp(ip)}`).toStrictEqual(want);
+          if (want[0] !== null) found++;
+        }
+        // The comparison is not vacuous: many of these addresses have a record (no IPv4 one in the IPv6 file).
+        expect(found).toBeGreaterThan(ips.length / 4);
+      } finally {
+        reader.close();
+      }
+    }
+  });
+
+  it('the ASN index answers as the in-memory AsnTable, the overlap included', async () => {
+    const sources = pathList(DEFAULTS.GEOIP_ASN_DB);
+    // The worker builds the index while this thread builds the reference table.
+    const pending = openAsnIndex({ sources, cacheDir: dir });
+    const builder = new AsnTableBuilder();
+    for (const path of sources) builder.add(readFileSync(path, 'utf8'), basename(path));
+    const table = builder.build();
+    const { index, origin } = await pending;
+    try {
+      expect(origin).toBe('built');
+      expect(index.report).toStrictEqual(table.report);
+      const edges = [
+        '214.94.255.255',
+        '214.95.0.0',
+        '214.255.255.255',
+        '215.0.0.0',
+        '215.0.255.255',
+        '215.1.0.0',
+      ];
+      const ips = [...edges.map((t) => parseIp(t)!), ...addresses(7, 3000, 3000)];
+      let found = 0;
+      for (const ip of ips) {
+        const want = table.lookup(ip);
+        expect(index.lookup(ip), formatIp(ip)).toStrictEqual(want);
+        if (want) found++;
+      }
+      expect(found).toBeGreaterThan(ips.length / 4);
+    } finally {
+      index.close();
     }
   }, 60_000);
 });

@@ -5,7 +5,7 @@
  * when the app is ready and then download in the background (never blocking
  * start-up); the geolocation database loads on first use, or right after the
  * server starts listening so the first visitor does not wait for it. onClose
- * cancels timers and aborts a download in flight.
+ * cancels timers, aborts a download in flight and closes the database files.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
@@ -47,6 +47,7 @@ export default async function ipRoutes(base: FastifyInstance, { ctx }: { ctx: Ap
     info: catalog.geoip,
     mmdbPaths: pathList(ctx.config.geoipDb),
     asnPaths: pathList(ctx.config.geoipAsnDb),
+    cacheDir: ctx.config.listCacheDir,
     clock: ctx.clock,
     log,
   });
@@ -56,7 +57,9 @@ export default async function ipRoutes(base: FastifyInstance, { ctx }: { ctx: Ap
 
   base.addHook('onReady', async () => relays.start());
   base.addHook('onListen', async () => database.warm());
-  base.addHook('onClose', async () => relays.close());
+  base.addHook('onClose', async () => {
+    await Promise.all([relays.close(), database.close()]);
+  });
 
   app.get(
     '/api/my-ip',

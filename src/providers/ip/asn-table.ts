@@ -49,6 +49,15 @@ export class AsnTable {
     this.report = report;
   }
 
+  /**
+   * What the index writer serializes (asn-index.ts): the segments, whose
+   * values are rows; each row's AS number and organization (an index into
+   * `orgs`, where '' means none). Read-only.
+   */
+  get rows(): { table: RangeTable; asn: Uint32Array; orgOf: Uint32Array; orgs: readonly string[] } {
+    return { table: this.#table, asn: this.#asn, orgOf: this.#orgOf, orgs: this.#orgs };
+  }
+
   lookup(ip: ParsedIp): AsnHit | undefined {
     const row = this.#table.find(ip);
     if (row === NO_MATCH) return undefined;

@@ -1,21 +1,27 @@
 /**
- * The offline geolocation database: MMDB files read with mmdb-lib (the
- * MaxMind DB reader the `maxmind` package wraps; we need only its Reader, not
- * the file watcher and LRU around it), plus the ASN range table. By default
- * DB-IP IP to City Lite and the ip-location-db ASN ranges, both shipped as
- * npm packages, so a lookup costs microseconds and no upstream quota.
+ * The offline geolocation database: MMDB files and the ASN ranges, by
+ * default DB-IP IP to City Lite and the ip-location-db ASN ranges, both
+ * shipped as npm packages, so a lookup costs microseconds and no upstream
+ * quota.
  *
- * Both load on first use or when warm() is called (the feature calls it once
- * the server listens), single-flight; a load that fails is retried after
+ * Neither is loaded into the process: the MMDB files are read where they lie
+ * (mmdb-file.ts) and the ASN ranges from an index file built once per data
+ * release (asn-index-build.ts), each through a small bounded block cache, so
+ * the OS page cache holds the one copy that every worker process shares.
+ *
+ * Both open on first use or when warm() is called (the feature calls it once
+ * the server listens), single-flight; an open that fails is retried after
  * a minute, not on every request. A miss (no record for a public address) is
  * thrown like a failure, so the ip-geo chain moves on to its fallback.
+ * close() closes the files (and stops an ASN index build in flight).
  */
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { Reader, type Response } from 'mmdb-lib';
 import type { Clock } from '../../cache/types.js';
 import { ProviderError, type ProviderInfo } from '../types.js';
-import { type AsnHit, type AsnTable, AsnTableBuilder } from './asn-table.js';
+import type { AsnIndex } from './asn-index.js';
+import { openAsnIndex } from './asn-index-build.js';
+import type { AsnHit } from './asn-table.js';
+import type { BlockFileOptions } from './block-file.js';
 import {
   asnAttribution,
   type DataAttribution,
@@ -26,11 +32,17 @@ import {
 } from './geo.js';
 import { formatIp, type ParsedIp, prefixOf } from './ip-number.js';
 import type { ListLogger } from './list-source.js';
+import { MmdbFile } from './mmdb-file.js';
 
 interface OpenDatabase {
   path: string;
-  reader: Reader<Response>;
+  reader: MmdbFile;
   ipVersion: 4 | 6;
+  attribution: DataAttribution[];
+}
+
+interface OpenAsn {
+  index: AsnIndex;
   attribution: DataAttribution[];
 }
 
@@ -44,6 +56,10 @@ export interface GeoIpDatabaseOptions {
   mmdbPaths: readonly string[];
   /** ASN CSV files (IPv4 and IPv6 ranges go into one table). */
   asnPaths: readonly string[];
+  /** Where the ASN index file is kept (LIST_CACHE_DIR); undefined: it is built into memory. */
+  cacheDir?: string;
+  /** Block size and cache bound of each open file (defaults: BlockFile's). */
+  blocks?: BlockFileOptions;
   clock: Clock;
   log: ListLogger;
   /** After a failed load, wait this long before reading the files again. Default 60 s. */
@@ -69,6 +85,11 @@ class Lazy<T> {
     private readonly retryMs: number,
   ) {}
 
+  /** The load started so far, if any. */
+  get started(): Promise<T> | undefined {
+    return this.#promise;
+  }
+
   get(): Promise<T> {
     const retry = this.#failedAt !== undefined && this.clock() - this.#failedAt >= this.retryMs;
     if (!this.#promise || retry) {
@@ -86,7 +107,8 @@ export class GeoIpDatabase implements GeoProvider {
   readonly info: ProviderInfo;
   readonly #opts: GeoIpDatabaseOptions;
   readonly #geo: Lazy<OpenDatabase[]>;
-  readonly #asn: Lazy<{ table: AsnTable; attribution: DataAttribution[] }>;
+  readonly #asn: Lazy<OpenAsn>;
+  readonly #closing = new AbortController();
 
   constructor(opts: GeoIpDatabaseOptions) {
     this.info = opts.info;
@@ -98,6 +120,7 @@ export class GeoIpDatabase implements GeoProvider {
 
   /** Starts both loads without waiting; failures are logged (and retried on use). */
   warm(): void {
+    if (this.#closing.signal.aborted) return;
     this.#geo.get().catch(() => {});
     this.#asn.get().catch(() => {});
   }
@@ -107,7 +130,16 @@ export class GeoIpDatabase implements GeoProvider {
     await Promise.allSettled([this.#geo.get(), this.#asn.get()]);
   }
 
+  /** Closes the files once loads in flight have settled; later lookups fail (locate) or find nothing (lookupAsn). */
+  async close(): Promise<void> {
+    this.#closing.abort();
+    const [geo, asn] = await Promise.allSettled([this.#geo.started, this.#asn.started]);
+    if (geo.status === 'fulfilled') for (const db of geo.value ?? []) db.reader.close();
+    if (asn.status === 'fulfilled') asn.value?.index.close();
+  }
+
   async locate(ip: ParsedIp, _signal?: AbortSignal): Promise<GeoLocation> {
+    if (this.#closing.signal.aborted) throw new ProviderError('upstream_error', 'GeoIP database closed');
     let databases: OpenDatabase[];
     try {
       databases = await this.#geo.get();
@@ -118,9 +150,9 @@ export class GeoIpDatabase implements GeoProvider {
     }
     const text = formatIp(ip);
     for (const db of databases) {
-      // An IPv6 address has no place in an IPv4 tree (mmdb-lib would walk it on the first 32 bits).
+      // An IPv6 address has no place in an IPv4 tree (its first 32 bits would be walked as an IPv4 address).
       if (ip.version === 6 && db.ipVersion === 4) continue;
-      const [raw, prefixLength] = db.reader.getWithPrefixLength(text);
+      const [raw, prefixLength] = read(db, ip);
       const fields = raw === null ? undefined : normalizeGeoRecord(raw);
       if (!fields || (fields.country_code === null && fields.latitude === null)) continue;
       return { ...fields, network: prefixOf(ip, prefixLength), attribution: db.attribution };
@@ -130,9 +162,10 @@ export class GeoIpDatabase implements GeoProvider {
 
   /** The AS holding `ip`, or null when the table has none or could not load. */
   async lookupAsn(ip: ParsedIp): Promise<AsnAnswer | null> {
+    if (this.#closing.signal.aborted) return null;
     try {
-      const { table, attribution } = await this.#asn.get();
-      const hit = table.lookup(ip);
+      const { index, attribution } = await this.#asn.get();
+      const hit = index.lookup(ip);
       return hit ? { ...hit, attribution } : null;
     } catch {
       return null;
@@ -141,25 +174,21 @@ export class GeoIpDatabase implements GeoProvider {
 
   async #openDatabases(): Promise<OpenDatabase[]> {
     const paths = this.#opts.mmdbPaths;
+    // After close() nothing opens a file that nobody would close.
+    if (this.#closing.signal.aborted) throw new Error('closed');
     if (paths.length === 0) throw new Error('GEOIP_DB names no file');
+    const databases: OpenDatabase[] = [];
     try {
-      const databases = await Promise.all(
-        paths.map(async (path): Promise<OpenDatabase> => {
-          let reader: Reader<Response>;
-          try {
-            reader = new Reader<Response>(await readFile(path));
-          } catch (err) {
-            throw new Error(`${basename(path)}: ${messageOf(err)}`, { cause: err });
-          }
-          const { ipVersion, databaseType } = reader.metadata;
-          return {
-            path,
-            reader,
-            ipVersion: ipVersion === 4 ? 4 : 6,
-            attribution: mmdbAttribution(path, databaseType),
-          };
-        }),
-      );
+      for (const path of paths) {
+        let reader: MmdbFile;
+        try {
+          reader = MmdbFile.open(path, this.#opts.blocks);
+        } catch (err) {
+          throw new Error(`${basename(path)}: ${messageOf(err)}`, { cause: err });
+        }
+        const { ipVersion, databaseType } = reader.metadata;
+        databases.push({ path, reader, ipVersion, attribution: mmdbAttribution(path, databaseType) });
+      }
       this.#opts.log.info(
         {
           provider: this.info.id,
@@ -174,33 +203,68 @@ export class GeoIpDatabase implements GeoProvider {
       );
       return databases;
     } catch (err) {
+      for (const d of databases) d.reader.close();
       this.#opts.log.warn({ provider: this.info.id, err: messageOf(err) }, 'GeoIP database failed to load');
       throw err;
     }
   }
 
-  async #loadAsn(): Promise<{ table: AsnTable; attribution: DataAttribution[] }> {
+  async #loadAsn(): Promise<OpenAsn> {
     const started = performance.now();
+    const { asnPaths, cacheDir, log } = this.#opts;
     try {
-      const builder = new AsnTableBuilder();
+      this.#closing.signal.throwIfAborted();
       const attribution: DataAttribution[] = [];
-      for (const path of this.#opts.asnPaths) {
-        builder.add(await readFile(path, 'utf8'), basename(path));
+      for (const path of asnPaths) {
         for (const a of asnAttribution(path)) if (!attribution.includes(a)) attribution.push(a);
       }
-      const table = builder.build();
-      const { report } = table;
-      const log = report.overlaps + report.outOfOrder + report.skipped > 0 ? 'warn' : 'info';
+      const opened = await openAsnIndex({
+        sources: asnPaths,
+        cacheDir,
+        blocks: this.#opts.blocks,
+        signal: this.#closing.signal,
+      });
+      if (opened.writeError !== undefined) {
+        // Once per process: the load that got here is kept.
+        log.warn(
+          { provider: this.info.id, dir: cacheDir, err: opened.writeError },
+          'ASN index could not be written: serving it from memory in this process',
+        );
+      }
+      const { report } = opened.index;
+      const level = report.overlaps + report.outOfOrder + report.skipped > 0 ? 'warn' : 'info';
       // Overlapping or unsorted rows are resolved (the later-starting range wins) and counted here.
-      this.#opts.log[log](
-        { provider: this.info.id, ...report, ms: Math.round(performance.now() - started) },
+      log[level](
+        {
+          provider: this.info.id,
+          ...report,
+          index: opened.origin,
+          ms: Math.round(performance.now() - started),
+        },
         'ASN table loaded',
       );
-      return { table, attribution };
+      return { index: opened.index, attribution };
     } catch (err) {
-      this.#opts.log.warn({ provider: this.info.id, err: messageOf(err) }, 'ASN table failed to load');
+      if (!this.#closing.signal.aborted) {
+        log.warn({ provider: this.info.id, err: messageOf(err) }, 'ASN table failed to load');
+      }
       throw err;
     }
+  }
+}
+
+/** A lookup; a file that cannot be read (gone, corrupt) is a provider failure, so the chain falls back. */
+function read(db: OpenDatabase, ip: ParsedIp): ReturnType<MmdbFile['getWithPrefixLength']> {
+  try {
+    return db.reader.getWithPrefixLength(ip);
+  } catch (err) {
+    throw new ProviderError(
+      'upstream_error',
+      `GeoIP database unreadable: ${basename(db.path)}: ${messageOf(err)}`,
+      {
+        cause: err,
+      },
+    );
   }
 }
 

@@ -30,7 +30,7 @@ export class RangeTable {
   readonly #v6Ends: Uint32Array;
   readonly #v6Values: Uint32Array;
 
-  constructor(v4: Flat, v6: Flat, overlaps: number) {
+  constructor(v4: RangeColumns, v6: RangeColumns, overlaps: number) {
     this.#v4Starts = v4.starts;
     this.#v4Ends = v4.ends;
     this.#v4Values = v4.values;
@@ -38,6 +38,14 @@ export class RangeTable {
     this.#v6Ends = v6.ends;
     this.#v6Values = v6.values;
     this.overlaps = overlaps;
+  }
+
+  /** The sorted disjoint segments themselves, for a writer that serializes them (asn-index.ts). Read-only. */
+  get columns(): { v4: RangeColumns; v6: RangeColumns } {
+    return {
+      v4: { starts: this.#v4Starts, ends: this.#v4Ends, values: this.#v4Values },
+      v6: { starts: this.#v6Starts, ends: this.#v6Ends, values: this.#v6Values },
+    };
   }
 
   /** Disjoint segments held, per family. */
@@ -103,7 +111,7 @@ function compareAt(words: Uint32Array, i: number, a: number, b: number, c: numbe
 }
 
 /** Sorted, disjoint segments; for IPv6, `starts` and `ends` hold four words per segment. */
-interface Flat {
+export interface RangeColumns {
   starts: Uint32Array;
   ends: Uint32Array;
   values: Uint32Array;
@@ -185,7 +193,7 @@ function flatten(
   cols: { starts: Column; ends: Column; values: Column },
   n: number,
   width: number,
-): { flat: Flat; overlaps: number } {
+): { flat: RangeColumns; overlaps: number } {
   const s = cols.starts.data;
   const e = cols.ends.data;
   const v = cols.values.data;

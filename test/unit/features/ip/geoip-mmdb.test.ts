@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Reader } from 'mmdb-lib';
@@ -211,6 +211,104 @@ describe('GeoIpDatabase', () => {
     expect(await db.lookupAsn(parseIp('1.0.0.1')!)).toMatchObject({ asn: 13335, org: 'Cloudflare, Inc.' });
     expect(await db.lookupAsn(parseIp('9.9.9.9')!)).toBeNull();
     expect(await database([V4], [join(dir, 'nope.csv')]).lookupAsn(parseIp('1.0.0.1')!)).toBeNull();
+  });
+
+  /** A logger that keeps what it is told. */
+  function recorder() {
+    const lines: { level: string; msg: string; obj: Record<string, unknown> }[] = [];
+    const log = {
+      info: (obj: object, msg: string) =>
+        lines.push({ level: 'info', msg, obj: obj as Record<string, unknown> }),
+      warn: (obj: object, msg: string) =>
+        lines.push({ level: 'warn', msg, obj: obj as Record<string, unknown> }),
+    };
+    return { log, lines };
+  }
+  const withCache = (cacheDir: string, log: ReturnType<typeof recorder>['log']) =>
+    new GeoIpDatabase({ info, mmdbPaths: [V4], asnPaths: [ASN4], cacheDir, clock: () => now, log });
+
+  it('builds the ASN index into the cache directory once; the next process reuses it', async () => {
+    const cacheDir = join(dir, 'asn-cache');
+    const first = recorder();
+    const a = withCache(cacheDir, first.log);
+    expect(await a.lookupAsn(parseIp('1.0.0.1')!)).toMatchObject({ asn: 13335, org: 'Cloudflare, Inc.' });
+    // The report is still logged, at warn because the excerpt keeps the real file's one overlap.
+    expect(first.lines.find((l) => l.msg === 'ASN table loaded')).toMatchObject({
+      level: 'warn',
+      obj: {
+        provider: 'geoip-mmdb',
+        index: 'built',
+        rows: 7,
+        overlaps: 1,
+        skipped: 0,
+        outOfOrder: 0,
+        problems: [],
+      },
+    });
+    expect(readdirSync(cacheDir)).toEqual([expect.stringMatching(/^asn-index-[0-9a-f]{16}\.bin$/)]);
+
+    const second = recorder();
+    const b = withCache(cacheDir, second.log);
+    b.warm();
+    await b.settled();
+    expect(second.lines.find((l) => l.msg === 'ASN table loaded')?.obj).toMatchObject({
+      index: 'reused',
+      rows: 7,
+    });
+    expect(await b.lookupAsn(parseIp('215.0.0.1')!)).toMatchObject({ asn: 721 });
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('serves the ASN index from memory, warning once, when the cache directory cannot be written', async () => {
+    const blocker = write('not-a-directory', 'x');
+    const { log, lines } = recorder();
+    const db = withCache(join(blocker, 'cache'), log);
+    expect(await db.lookupAsn(parseIp('1.0.0.1')!)).toMatchObject({ asn: 13335 });
+    expect(await db.lookupAsn(parseIp('2.26.200.7')!)).toMatchObject({ asn: 201907, org: 'LLC "SPUTNIK"' });
+    const warnings = lines.filter((l) => l.msg.startsWith('ASN index could not be written'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.obj).toMatchObject({
+      err: expect.stringMatching(/ENOTDIR|EEXIST/),
+    });
+    expect(lines.find((l) => l.msg === 'ASN table loaded')?.obj).toMatchObject({ index: 'memory' });
+    await db.close();
+  });
+
+  it('closes its files; after close() nothing is read or opened', async () => {
+    // Descriptors this process has open on the files this database uses (Linux; elsewhere not counted).
+    const cacheDir = join(dir, 'close-cache');
+    const proc = existsSync('/proc/self/fd');
+    const open = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          const target = readlinkSync(`/proc/self/fd/${fd}`);
+          return target === V4 || target.startsWith(cacheDir);
+        } catch {
+          return false; // closed while we looked (the listing's own fd)
+        }
+      }).length;
+    const before = proc ? open() : 0; // earlier tests' databases still hold V4
+    const db = withCache(cacheDir, recorder().log);
+    db.warm();
+    await db.settled();
+    expect(await db.locate(parseIp('81.2.69.142')!)).toMatchObject({ city: 'London' });
+    if (proc) expect(open()).toBe(before + 2); // the MMDB file and the ASN index
+    await db.close();
+    if (proc) expect(open()).toBe(before);
+    await expect(db.locate(parseIp('81.2.69.142')!)).rejects.toThrow(/closed/);
+    expect(await db.lookupAsn(parseIp('1.0.0.1')!)).toBeNull();
+    db.warm();
+    await db.settled();
+    if (proc) expect(open()).toBe(before);
+  });
+
+  it('closes cleanly while the ASN index is still being built, and says nothing of it', async () => {
+    const { log, lines } = recorder();
+    const db = withCache(join(dir, 'closing-cache'), log);
+    db.warm();
+    await db.close();
+    expect(lines.filter((l) => l.level === 'warn')).toEqual([]);
+    expect(await db.lookupAsn(parseIp('1.0.0.1')!)).toBeNull();
   });
 
   it('splits the comma-separated config value', () => {

@@ -1,0 +1,85 @@
+/**
+ * Worker thread entry: parses the ASN CSVs (AsnTableBuilder, as the table
+ * always has been built), encodes the index and, when given a path, writes
+ * it there atomically. Off the main thread, so the service's heap never
+ * grows by the 33 MB of CSV text and the half-million-row builder, and its
+ * event loop is not blocked for the second the parse takes; this thread's
+ * heap is freed when it exits.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
+import { encodeAsnIndex } from './asn-index.js';
+import { AsnTableBuilder } from './asn-table.js';
+
+export interface BuildRequest {
+  sources: readonly string[];
+  /** Where to write the index; undefined: only send it back. */
+  output: string | undefined;
+}
+
+export type BuildReply =
+  | { ok: true; written: true }
+  /** The index itself (its ArrayBuffer is transferred), when there was no path or writing failed. */
+  | { ok: true; written: false; index: Uint8Array; writeError: string | undefined }
+  | { ok: false; message: string; code: string | undefined };
+
+function build({ sources, output }: BuildRequest): { reply: BuildReply; transfer: ArrayBuffer[] } {
+  const builder = new AsnTableBuilder();
+  for (const path of sources) builder.add(readFileSync(path, 'utf8'), basename(path));
+  const index = encodeAsnIndex(builder.build());
+  if (output === undefined) return { reply: inMemory(index, undefined), transfer: [arrayBufferOf(index)] };
+  try {
+    writeAtomically(output, index);
+    return { reply: { ok: true, written: true }, transfer: [] };
+  } catch (err) {
+    return { reply: inMemory(index, describe(err).message), transfer: [arrayBufferOf(index)] };
+  }
+}
+
+/**
+ * Temporary file, then rename: atomic on POSIX, so a reader never sees half
+ * a file, and processes building at once each rename a complete, identical
+ * file over the other's.
+ */
+function writeAtomically(path: string, data: Buffer): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}-${threadId}-${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    writeFileSync(tmp, data);
+    renameSync(tmp, path);
+  } catch (err) {
+    try {
+      unlinkSync(tmp);
+    } catch {}
+    throw err;
+  }
+}
+
+function inMemory(index: Buffer, writeError: string | undefined): BuildReply {
+  return { ok: true, written: false, index, writeError };
+}
+
+function arrayBufferOf(buffer: Buffer): ArrayBuffer {
+  // Buffer.alloc of this size owns its ArrayBuffer (never the shared pool), so transferring it moves only the index.
+  return buffer.buffer as ArrayBuffer;
+}
+
+function describe(err: unknown): { message: string; code: string | undefined } {
+  const code = (err as { code?: unknown } | null)?.code;
+  return {
+    message: err instanceof Error ? err.message : String(err),
+    code: typeof code === 'string' ? code : undefined,
+  };
+}
+
+if (parentPort) {
+  let result: { reply: BuildReply; transfer: ArrayBuffer[] };
+  try {
+    result = build(workerData as BuildRequest);
+  } catch (err) {
+    result = { reply: { ok: false, ...describe(err) }, transfer: [] };
+  }
+  parentPort.postMessage(result.reply, result.transfer);
+}
