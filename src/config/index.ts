@@ -401,14 +401,31 @@ export function challengeActive(config: Config): boolean {
 }
 
 /**
+ * The port testConfig() gives every upstream a test has not named: loopback, where nothing
+ * listens (tcpmux, port 1), and which the test suite's network guard treats as a mistake.
+ */
+export const UNCONFIGURED_UPSTREAM_PORT = 1;
+
+/**
  * Config for tests and benchmarks: the defaults plus overrides, never reading process.env.
- * The lists an app downloads in the background on its own (relay ranges, Tor exits) point at a
- * closed loopback port, so no test app reaches the internet unless a test names an upstream.
+ * Every upstream is on loopback: the lists an app downloads in the background by itself
+ * (relay ranges, Tor exits) at a closed port (9, discard), every other one at
+ * UNCONFIGURED_UPSTREAM_PORT, so a test that forgets to point one at its fake can neither
+ * reach the internet nor pass a 502 test for the wrong reason.
  */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  const offline = {
+  const unconfigured = `https://127.0.0.1:${UNCONFIGURED_UPSTREAM_PORT}`;
+  const upstreams = {
+    DNS_RESOLVERS: `udp://127.0.0.1:${UNCONFIGURED_UPSTREAM_PORT}`,
+    RDAP_AGGREGATOR_URL: unconfigured,
+    RDAP_BOOTSTRAP_URL: unconfigured,
+    CRTSH_URL: unconfigured,
+    CERTSPOTTER_URL: unconfigured,
+    GLOBALPING_URL: unconfigured,
+    RIPESTAT_URL: unconfigured,
+    TURNSTILE_VERIFY_URL: `${unconfigured}/turnstile/v0/siteverify`,
     RELAY_RANGES_URL: 'https://127.0.0.1:9/egress-ip-ranges.csv',
     TOR_EXIT_LIST_URL: 'https://127.0.0.1:9/torbulkexitlist',
   };
-  return Object.freeze({ ...loadConfig({ LOG_LEVEL: 'silent', ...offline }), ...overrides });
+  return Object.freeze({ ...loadConfig({ LOG_LEVEL: 'silent', ...upstreams }), ...overrides });
 }

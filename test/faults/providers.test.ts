@@ -71,8 +71,13 @@ import { getTestPki } from '../fakes/test-ca.js';
 import { untrustedLeaf } from './untrusted-ca.js';
 
 const TIMEOUT_MS = 2000;
-/** Scheduling slack on a loaded two-core CI machine. */
-const SLACK_MS = 2500;
+/**
+ * What a deadline allows beyond the waiting the service does on purpose: scheduling on a
+ * two-core CI machine that is busy with other work (this suite runs on its own, after the
+ * rest, but the machine may not be idle). Generous on purpose: the failures these trials
+ * catch are a fault that never ends, or one that waits out a much longer timeout.
+ */
+const SLACK_MS = 6000;
 
 const FAULTS = [
   'timeout',
@@ -411,7 +416,11 @@ function wireRig(transport: 'udp' | 'tcp' | 'dot'): Rig {
       transport === 'udp'
         ? 'UDP: no TLS, no byte stream to trickle, one datagram per answer; "reset" is ICMP port unreachable'
         : 'a DNS message over TCP/TLS is at most 64 KiB by its framing: "huge" is covered by DoH',
-    deadlineMs: standard,
+    // Over UDP, garbage and a wrong-shaped answer end as timeouts (below), so they get a timeout's deadline.
+    deadlineMs: (fault) =>
+      transport === 'udp' && (fault === 'garbage' || fault === 'wrong-shape')
+        ? standard('timeout')
+        : standard(fault),
     kind: {
       // SERVFAIL is a resolver's 5xx, REFUSED its 429: both are operational failures (RFC 8914 §4).
       '5xx': /SERVFAIL/,
@@ -1068,7 +1077,12 @@ describe.concurrent('published relay lists under every fault', () => {
           const started = performance.now();
           await a.close();
           const closeMs = performance.now() - started;
-          check('close', closeMs < 3000, `close() took ${Math.round(closeMs)} ms with a download in flight`);
+          // A download in flight must not hold close() for its two-minute timeout.
+          check(
+            'close',
+            closeMs < SLACK_MS,
+            `close() took ${Math.round(closeMs)} ms with a download in flight`,
+          );
           const persisted = readdirSync(dir).filter((f) => f.startsWith(list.id));
           check('cache', persisted.length === 0, `persisted ${persisted.join(', ')}`);
           return found;
@@ -1158,7 +1172,8 @@ describe.concurrent('user-named targets (/api/tls, /api/inspect) under socket fa
   }
 
   it('/api/tls and /api/inspect: timeout, reset, garbage, trickle, huge, untrusted certificate', async () => {
-    const a = await app({});
+    // The targets are what is under test; inspect's network evidence (RIPEstat) is refused at once, on purpose.
+    const a = await app({ ripestatUrl: 'https://127.0.0.1:9' });
     const findings = await Promise.all(
       (Object.keys(SOCKET_FAULTS) as SocketFault[]).map(async (fault): Promise<Finding[]> => {
         const found: Finding[] = [];

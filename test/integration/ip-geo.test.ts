@@ -154,6 +154,9 @@ describe('GET /api/ip-geo', () => {
     expect(body.providers_tried[0].error).toMatch(
       /^upstream_error: GeoIP database unavailable: missing\.mmdb: ENOENT/,
     );
+    // The file's name, never the machine's directory layout (issue 16).
+    expect(JSON.stringify(body)).not.toContain(dir);
+    expect((await a.inject('/api/providers')).body).not.toContain(dir);
     // The AS comes from the ASN table all the same.
     expect(body.asn).toBe(13335);
   });

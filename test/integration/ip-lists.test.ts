@@ -272,7 +272,8 @@ describe('ListSource (relay egress list)', () => {
     await list.start();
     const started = Date.now();
     await list.close();
-    expect(Date.now() - started).toBeLessThan(2000);
+    // A hung download would hold close() for its two-minute timeout; a loaded machine takes seconds at most.
+    expect(Date.now() - started).toBeLessThan(15_000);
     expect(timers.live()).toHaveLength(0);
     expect(status().consecutive_failures).toBe(0); // an abort at close is not an upstream failure
   });

@@ -217,13 +217,14 @@ describe('GET /api/my-ip', () => {
   });
 
   it('answers without a name when the resolver does not answer in time', async () => {
-    const a = await app();
+    // A lookup that is not cut short by my-ip's own 1.5 s would wait for this.
+    const a = await app({ providerTimeoutMs: 20_000 });
     dns.set({ drop: true });
     try {
       const started = Date.now();
       const body = (await a.inject({ url: '/api/my-ip', remoteAddress: '1.0.0.8' })).json();
       expect(body).toMatchObject({ ip: '1.0.0.8', reverse_dns: null, geo: { city: 'Sydney' } });
-      expect(Date.now() - started).toBeLessThan(4000);
+      expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
       dns.reset();
     }

@@ -200,7 +200,8 @@ describe('GET /api/ip-privacy', () => {
     await vi.waitFor(() => expect(upstream.count()).toBe(2), { timeout: 5000, interval: 10 });
     const started = Date.now();
     await a.close();
-    expect(Date.now() - started).toBeLessThan(2000);
+    // A hung download would hold close() for its two-minute timeout; a loaded machine takes seconds at most.
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   // Issue 16: offline, every request answered 503 forever and logged an error with a stack trace.

@@ -408,7 +408,7 @@ describe('fetching an allowed target', () => {
     const res = await safeFetch('http://site.net.test/huge', { ...fetchOpts(), maxBodyBytes: 100_000 });
     expect(res.body.length).toBe(100_000);
     expect(res.truncated).toBe(true);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it('refuses oversized response headers, over HTTP/1.1 and HTTP/2', async () => {
@@ -451,7 +451,8 @@ describe('fetching an allowed target', () => {
     const started = Date.now();
     const err = await targetError(safeFetch('http://site.net.test/slow', { ...fetchOpts(), timeoutMs: 300 }));
     expect(err).toMatchObject({ kind: 'timeout', stage: 'response headers' });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // Ended by the 300 ms deadline (stretched to seconds at most on a loaded machine), not left hanging.
+    expect(Date.now() - started).toBeLessThan(10_000);
     const hung = await targetError(
       safeFetch('http://site.net.test/hang', { ...fetchOpts(), timeoutMs: 300 }),
     );
@@ -620,6 +621,6 @@ describe('safeTlsConnect', () => {
       safeTlsConnect('silent.net.test', { ...tlsOpts([`${SILENT}/32`]), timeoutMs: 300 }),
     );
     expect(hung).toMatchObject({ kind: 'timeout', stage: 'tls handshake' });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

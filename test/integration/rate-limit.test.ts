@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { clientIp } from '../../src/plugins/client-address.js';
 import { type RedisProcess, redisBinary, startRedis } from '../fakes/redis.js';
 import { buildTestApp } from '../helper.js';
@@ -33,6 +33,34 @@ describe('rate limits (in-process)', () => {
     expect(res.headers.ratelimit).toMatch(/^"general";r=0;t=\d+$/);
     // Another address has its own budget.
     expect((await hit(app, '/api/probe?target=x', '198.51.100.8')).statusCode).toBe(200);
+  });
+
+  // Windows on a controllable clock (rate-limiter-flexible reads Date.now()), never by waiting a minute.
+  it('opens a fresh budget once the window has passed, and says how long until then', async () => {
+    const T0 = Date.parse('2026-11-24T12:00:00Z');
+    vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const app = await buildTestApp({ extend: probeRoutes([new ProbeProvider('p')]) });
+    for (let i = 0; i < 30; i++) {
+      expect((await hit(app, '/api/probe?target=x', '198.51.100.70')).statusCode).toBe(200);
+    }
+    expect((await hit(app, '/api/probe?target=x', '198.51.100.70')).headers['retry-after']).toBe('60');
+    vi.setSystemTime(T0 + 45_000);
+    const later = await hit(app, '/api/probe?target=x', '198.51.100.70');
+    expect(later.statusCode).toBe(429);
+    expect(later.headers['retry-after']).toBe('15');
+    vi.setSystemTime(T0 + 60_001);
+    const fresh = await hit(app, '/api/probe?target=x', '198.51.100.70');
+    expect(fresh.statusCode).toBe(200);
+    expect(fresh.headers.ratelimit).toBe('"general";r=29;t=60');
+
+    // The expensive window likewise.
+    for (let i = 0; i < 6; i++) await hit(app, '/api/probe/expensive', '198.51.100.71');
+    expect((await hit(app, '/api/probe/expensive', '198.51.100.71')).statusCode).toBe(429);
+    vi.setSystemTime(T0 + 120_002);
+    expect((await hit(app, '/api/probe/expensive', '198.51.100.71')).statusCode).toBe(200);
   });
 
   it('carries the IETF RateLimit headers on every limited response', async () => {

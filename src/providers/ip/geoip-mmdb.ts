@@ -268,8 +268,13 @@ function read(db: OpenDatabase, ip: ParsedIp): ReturnType<MmdbFile['getWithPrefi
   }
 }
 
+/**
+ * A system error (ENOENT, EACCES, ...) by its code alone: its message names the file's full
+ * path, which reaches providers_tried and /api/providers (the callers name the file's base name).
+ */
 function messageOf(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
+  const { code, syscall } = (err ?? {}) as { code?: unknown; syscall?: unknown };
+  if (typeof code === 'string' && typeof syscall === 'string') return `${code} (${syscall})`;
   if (typeof code === 'string' && err instanceof Error) return `${code}: ${err.message}`;
   return err instanceof Error ? err.message : String(err);
 }

@@ -231,10 +231,11 @@ describe('crt.sh retry policy', () => {
     crtsh.fault = 'timeout';
     const started = Date.now();
     const err = await failure(
-      provider({ requestTimeoutMs: 200 }).issuances('example.com', AbortSignal.timeout(5000)),
+      provider({ requestTimeoutMs: 200 }).issuances('example.com', AbortSignal.timeout(60_000)),
     );
     expect(err.kind).toBe('timeout');
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Ended by the request's own 200 ms (and one retry), not the caller's 60 s.
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it('abandons the other search as soon as one fails', async () => {
