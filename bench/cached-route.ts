@@ -40,6 +40,8 @@ const app = await buildApp(
   testConfig({
     rateLimitGeneral: { points: 1e9, seconds: 60 },
     rateLimitExpensive: { points: 1e9, seconds: 60 },
+    // The load generator is one address holding 50 connections.
+    maxConnectionsPerIp: 0,
     dnsResolvers: [fake.udp],
     loadShedEventLoopDelayMs: 0,
   }),

@@ -77,6 +77,7 @@ const app = await buildApp(
     unsafeAllowTargetCidrs: ['127.0.0.0/8'],
     rateLimitGeneral: { points: 1e9, seconds: 60 },
     rateLimitExpensive: { points: 1e9, seconds: 60 },
+    maxConnectionsPerIp: 0,
   }),
   { logger: pino({ level: 'silent' }), ca: caPem },
 );

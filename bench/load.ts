@@ -18,6 +18,8 @@ const fake = await startFakeDnsServer();
 const unlimited = {
   rateLimitGeneral: { points: 1e9, seconds: 60 },
   rateLimitExpensive: { points: 1e9, seconds: 60 },
+  // The load generator is one address holding many connections.
+  maxConnectionsPerIp: 0,
 };
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 const out: string[] = [
@@ -66,9 +68,12 @@ await bare.close();
 await withHeaders.close();
 
 // 2. Overload with the contract's limits: one client far over its budget.
-const limited = await buildApp(testConfig({ dnsResolvers: [fake.udp], loadShedEventLoopDelayMs: 0 }), {
-  logger: pino({ level: 'silent' }),
-});
+const limited = await buildApp(
+  testConfig({ dnsResolvers: [fake.udp], loadShedEventLoopDelayMs: 0, maxConnectionsPerIp: 0 }),
+  {
+    logger: pino({ level: 'silent' }),
+  },
+);
 const limitedUrl = await listen(limited);
 const rssBefore = process.memoryUsage().rss;
 const overload = await measure(

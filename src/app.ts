@@ -6,10 +6,11 @@
 import { Ajv } from 'ajv';
 import formats from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { type Config, challengeActive, type TrustProxy } from './config/index.js';
 import { type AppContext, type AppDeps, createContext } from './context.js';
 import { features } from './features/index.js';
+import { createLogger } from './logger.js';
 import challengeGate from './plugins/challenge-gate.js';
 import { clientIp, trustRule } from './plugins/client-address.js';
 import compression from './plugins/compression.js';
@@ -81,26 +82,6 @@ const CLIENT_ERRORS: Record<string, [string, string]> = {
   // Headers or body not received within REQUEST_TIMEOUT_MS.
   ERR_HTTP_REQUEST_TIMEOUT: ['408 Request Timeout', 'the request was not received in time'],
 };
-
-export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pino.DestinationStream): Logger {
-  const options: pino.LoggerOptions = {
-    level: config.logLevel,
-    // Secrets never reach the logs: session cookies, bearer tokens, challenge tokens, API keys.
-    redact: {
-      paths: [
-        'req.headers.cookie',
-        'req.headers.authorization',
-        'res.headers["set-cookie"]',
-        '*.token',
-        '*.secret',
-        '*.apiKey',
-        '*.api_key',
-      ],
-      censor: '[redacted]',
-    },
-  };
-  return destination ? pino(options, destination) : pino(options);
-}
 
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const logger = opts.logger ?? createLogger(config);

@@ -9,8 +9,8 @@
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
-import { buildApp, createLogger } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config/index.js';
+import { createLogger } from './logger.js';
 import { type MetricsListener, serveMetrics } from './metrics-listener.js';
 
 /** Past this, a stuck upstream or client no longer holds the process open on shutdown. */
@@ -58,6 +58,8 @@ async function serve(config: Config): Promise<void> {
     );
   }
   if (config.redisUrl === undefined) logger.info('REDIS_URL unset: in-process cache and rate limits');
+  // Loaded here, not at the top: a cluster primary never builds the app and stays small.
+  const { buildApp } = await import('./app.js');
   const app = await buildApp(config, { logger });
   const { registry } = app.ctx.metrics;
   app.ctx.metrics.enableDefaultMetrics();

@@ -5,8 +5,9 @@
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { onTestFinished } from 'vitest';
-import { type BuildOptions, buildApp, createLogger } from '../src/app.js';
+import { type BuildOptions, buildApp } from '../src/app.js';
 import { type Config, testConfig } from '../src/config/index.js';
+import { createLogger } from '../src/logger.js';
 
 export interface TestAppOptions extends BuildOptions {
   config?: Partial<Config>;

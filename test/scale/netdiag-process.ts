@@ -49,17 +49,28 @@ export interface NetdiagProcess {
 const LISTENING = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/;
 
 /**
- * Starts `node dist/server.js` (or `npm start`) with only the given variables
+ * Starts `node dist/server.js` (or `npm start`, or the source under tsx) with only the given variables
  * (plus PATH, HOME, PORT=0, HOST=127.0.0.1, LOG_LEVEL=info), and resolves once
  * `listeners` "Server listening" lines have appeared (one per worker).
  */
 export async function startNetdiag(
   env: Record<string, string>,
-  opts: { listeners?: number; startTimeoutMs?: number; via?: 'node' | 'npm' } = {},
+  opts: {
+    listeners?: number;
+    startTimeoutMs?: number;
+    via?: 'node' | 'npm' | 'tsx';
+    nodeArgs?: string[];
+  } = {},
 ): Promise<NetdiagProcess> {
   const listeners = opts.listeners ?? 1;
+  const node = opts.nodeArgs ?? [];
   const [command, args] =
-    opts.via === 'npm' ? ['npm', ['start', '--silent']] : [process.execPath, ['dist/server.js']];
+    opts.via === 'npm'
+      ? ['npm', ['start', '--silent']]
+      : opts.via === 'tsx'
+        ? // From source, as `npm start` ran it before the build (bench/memory.ts compares the two).
+          [process.execPath, [...node, '--import', 'tsx', 'src/server.ts']]
+        : [process.execPath, [...node, 'dist/server.js']];
   const child: ChildProcess = spawn(command, args, {
     env: {
       PATH: process.env.PATH,
