@@ -4,7 +4,8 @@
  * Fastify process measured in the same run.
  *
  * For each configuration: start the process on loopback with fake upstreams
- * (DNS zones, relay lists) and the bundled geolocation data; once /readyz
+ * (DNS zones; relay lists at their real size, the iCloud one synthetic) and the
+ * bundled geolocation data; once /readyz
  * answers and the data has opened, read RSS (VmRSS, /proc/PID/status); send
  * 1 000 mixed requests (DNS, e-mail security, ip-geo for distinct addresses,
  * my-ip, ip-privacy, providers, the OpenAPI document, the site, health), ten at
@@ -24,19 +25,21 @@
  */
 
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeDnsServer } from '../test/fakes/dns-server.js';
 import { fixtureText, startFakeUpstream } from '../test/fakes/https-upstream.js';
 import { redisBinary, startRedis } from '../test/fakes/redis.js';
 import { getTestPki } from '../test/fakes/test-ca.js';
 import { type NetdiagProcess, startNetdiag } from '../test/scale/netdiag-process.js';
+import { syntheticGeofeed } from './synthetic-geofeed.js';
 
 const REQUESTS = 1_000;
 const CONCURRENCY = 10;
 const SETTLE_MS = 15_000;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const APPLE_FILE = `${ROOT}test/fixtures/relay/egress-ip-ranges.excerpt.csv`;
 
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -82,7 +85,7 @@ function mixedPaths(count: number): string[] {
     '/api/dns?target=example.test&type=MX',
     '/api/email-security?domain=example.test',
     '/api/my-ip',
-    '/api/ip-privacy?ip=172.224.226.1',
+    '/api/ip-privacy?ip=172.224.0.1',
     '/api/providers',
     '/openapi.json',
     '/',
@@ -204,6 +207,9 @@ const fmt = (values: number[]) =>
 async function main(): Promise<void> {
   const write = process.argv.includes('--write');
   const pki = await getTestPki();
+  // A relay list the size of Apple's (~290 000 rows), as production holds in memory.
+  const relayFile = join(mkdtempSync(join(tmpdir(), 'netdiag-bench-')), 'egress-ip-ranges.csv');
+  writeFileSync(relayFile, syntheticGeofeed(290_000).text);
   const dns = await startFakeDnsServer();
   const lists = await startFakeUpstream({
     routes: { '/torbulkexitlist': { body: fixtureText('relay/tor-torbulkexitlist.txt') } },
@@ -211,7 +217,7 @@ async function main(): Promise<void> {
   const env = (extra: Record<string, string> = {}): Record<string, string> => ({
     NODE_EXTRA_CA_CERTS: pki.caFile,
     DNS_RESOLVERS: dns.udp,
-    RELAY_RANGES_FILE: APPLE_FILE,
+    RELAY_RANGES_FILE: relayFile,
     TOR_EXIT_LIST_URL: `${lists.url}/torbulkexitlist`,
     LIST_CACHE_DIR: `${ROOT}.tmp/bench-lists`,
     RATE_LIMIT_GENERAL: '1000000/60',
