@@ -19,7 +19,8 @@ import { forEachLine } from '../src/providers/ip/csv.js';
 import { formatIp, type ParsedIp, parseIp, parsePrefix, type Words } from '../src/providers/ip/ip-number.js';
 import { NO_MATCH, RangeTableBuilder } from '../src/providers/ip/range-table.js';
 import { parseGeofeed, type RelayIndex } from '../src/providers/ip/relay-index.js';
-import { random, syntheticGeofeed } from './synthetic-geofeed.js';
+import { seededFraction } from '../test/samples.js';
+import { syntheticGeofeed } from './synthetic-geofeed.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -72,7 +73,7 @@ forEachLine(text, (line) => {
 const table = builder.build();
 
 // Lookup workload: half hits, half misses (addresses in the gaps); 25% IPv4 like the list.
-const rand = random(1);
+const rand = seededFraction(1);
 const pick = <T>(list: T[]): T => list[Math.floor(rand() * list.length)]!;
 const queries: ParsedIp[] = [];
 for (let i = 0; i < 1_000_000; i++) {

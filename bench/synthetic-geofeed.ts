@@ -5,17 +5,7 @@
  * same list. Shared by bench/ip-privacy.ts and bench/memory.ts.
  */
 import type { Words } from '../src/providers/ip/ip-number.js';
-
-/** Deterministic pseudo-random numbers (mulberry32), so every run measures the same list. */
-export function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededFraction } from '../test/samples.js';
 
 const COUNTRIES = ['US', 'GB', 'DE', 'FR', 'JP', 'BR', 'IN', 'AU', 'CA', 'NL', 'SE', 'SG', 'ZA', 'MX', 'ES'];
 
@@ -32,7 +22,7 @@ const M32 = 0xffffffffn;
 const words = (hi: bigint, lo: number): Words => [Number(hi >> 32n), Number(hi & M32), 0, lo];
 
 export function syntheticGeofeed(count: number): Synthetic {
-  const rand = random(8805);
+  const rand = seededFraction(8805);
   const regions = Array.from({ length: 3000 }, (_, i) => {
     const country = COUNTRIES[i % COUNTRIES.length]!;
     // Some rows leave region and city empty, as Apple's do.

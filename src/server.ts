@@ -49,6 +49,17 @@ function onSignal(log: Logger, close: () => Promise<void>): void {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
+/** The metrics listener METRICS_PORT asks for, if it does. */
+async function metricsListener(
+  config: Config,
+  log: Logger,
+  collect: () => Promise<string>,
+  contentType: string,
+): Promise<MetricsListener | undefined> {
+  if (config.metricsPort === undefined) return undefined;
+  return serveMetrics({ host: config.metricsHost, port: config.metricsPort, collect, contentType, log });
+}
+
 async function serve(config: Config): Promise<void> {
   const logger = createLogger(config);
   if (config.unsafeAllowTargetCidrs.length > 0) {
@@ -75,14 +86,8 @@ async function serve(config: Config): Promise<void> {
     // AggregatorRegistry exists in the worker) with exactly this app's registry.
     new AggregatorRegistry();
     AggregatorRegistry.setRegistries([registry]);
-  } else if (config.metricsPort !== undefined) {
-    metrics = await serveMetrics({
-      host: config.metricsHost,
-      port: config.metricsPort,
-      collect: () => registry.metrics(),
-      contentType: registry.contentType,
-      log: logger,
-    });
+  } else {
+    metrics = await metricsListener(config, logger, () => registry.metrics(), registry.contentType);
   }
 }
 
@@ -104,16 +109,8 @@ async function supervise(config: Config): Promise<void> {
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
     await Promise.all([allExited, metrics?.close()]);
   });
-  if (config.metricsPort !== undefined) {
-    const aggregate = new AggregatorRegistry();
-    metrics = await serveMetrics({
-      host: config.metricsHost,
-      port: config.metricsPort,
-      collect: () => aggregate.clusterMetrics(),
-      contentType: aggregate.contentType,
-      log: logger,
-    });
-  }
+  const aggregate = new AggregatorRegistry();
+  metrics = await metricsListener(config, logger, () => aggregate.clusterMetrics(), aggregate.contentType);
 }
 
 const config = readConfig();

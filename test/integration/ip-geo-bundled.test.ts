@@ -18,6 +18,7 @@ import { pathList } from '../../src/providers/ip/geoip-mmdb.js';
 import { formatIp, type ParsedIp, parseIp } from '../../src/providers/ip/ip-number.js';
 import { MmdbFile } from '../../src/providers/ip/mmdb-file.js';
 import { buildTestApp } from '../helper.js';
+import { seeded } from '../samples.js';
 
 describe('the bundled geolocation data', () => {
   it('resolves to the installed @ip-location-db packages', () => {
@@ -72,18 +73,6 @@ describe('the bundled geolocation data', () => {
     }
   }, 60_000);
 });
-
-/** mulberry32: seeded, so a failure names an address that fails again. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
 
 function addresses(seed: number, v4: number, v6: number): ParsedIp[] {
   const random = seeded(seed);

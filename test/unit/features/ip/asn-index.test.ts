@@ -23,8 +23,9 @@ import {
 } from '../../../../src/providers/ip/asn-index-build.js';
 import { type AsnTable, AsnTableBuilder } from '../../../../src/providers/ip/asn-table.js';
 import { BlockFile } from '../../../../src/providers/ip/block-file.js';
-import { formatIp, type ParsedIp, parseIp, type Words } from '../../../../src/providers/ip/ip-number.js';
+import { formatIp, type ParsedIp, parseIp } from '../../../../src/providers/ip/ip-number.js';
 import { fixtureText } from '../../../fakes/https-upstream.js';
+import { MAX128, toBig, toWords } from '../../../samples.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'netdiag-asn-index-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -43,15 +44,6 @@ function tableOf(...files: string[]): AsnTable {
 const indexOf = (table: AsnTable) => new AsnIndex(BlockFile.fromBuffer(encodeAsnIndex(table)));
 
 // --- addresses -----------------------------------------------------------------------------
-
-const toBig = (w: Words) => w.reduce((n, x) => (n << 32n) | BigInt(x), 0n);
-const toWords = (n: bigint): Words => [
-  Number((n >> 96n) & 0xffffffffn),
-  Number((n >> 64n) & 0xffffffffn),
-  Number((n >> 32n) & 0xffffffffn),
-  Number(n & 0xffffffffn),
-];
-const MAX128 = 2n ** 128n - 1n;
 
 /** Every range edge in the CSV and its neighbours: where a wrong search or overlap rule shows. */
 function edges(csv: string): ParsedIp[] {

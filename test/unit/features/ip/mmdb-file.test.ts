@@ -10,15 +10,10 @@ import { join } from 'node:path';
 import { Reader } from 'mmdb-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BlockFile } from '../../../../src/providers/ip/block-file.js';
-import {
-  formatIp,
-  type ParsedIp,
-  parseIp,
-  parsePrefix,
-  type Words,
-} from '../../../../src/providers/ip/ip-number.js';
+import { formatIp, type ParsedIp, parseIp, parsePrefix } from '../../../../src/providers/ip/ip-number.js';
 import { MmdbDecoder, MmdbFormatError } from '../../../../src/providers/ip/mmdb-data.js';
 import { MmdbFile } from '../../../../src/providers/ip/mmdb-file.js';
+import { MAX128, seeded, toBig, toWords } from '../../../samples.js';
 import { buildMmdb, type MmdbNetwork, type MmdbOptions, typed } from './mmdb-writer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'netdiag-mmdb-'));
@@ -111,15 +106,6 @@ function networks(ipVersion: 4 | 6): MmdbNetwork[] {
 
 // --- addresses to probe -----------------------------------------------------------------
 
-const toBig = (w: Words) => w.reduce((n, x) => (n << 32n) | BigInt(x), 0n);
-const toWords = (n: bigint): Words => [
-  Number((n >> 96n) & 0xffffffffn),
-  Number((n >> 64n) & 0xffffffffn),
-  Number((n >> 32n) & 0xffffffffn),
-  Number(n & 0xffffffffn),
-];
-const MAX128 = 2n ** 128n - 1n;
-
 /** First and last address of each network and one either side, plus a seeded spread of others. */
 function probes(nets: MmdbNetwork[], ipVersion: 4 | 6, count = 300): ParsedIp[] {
   const out: ParsedIp[] = [];
@@ -141,18 +127,6 @@ function probes(nets: MmdbNetwork[], ipVersion: 4 | 6, count = 300): ParsedIp[] 
     if (ipVersion === 6) out.push({ version: 6, w: [random(), random(), random(), random()] });
   }
   return out;
-}
-
-/** mulberry32. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
 }
 
 /** Both readers (from a Buffer, and from the file through a tiny cache that keeps evicting) agree with mmdb-lib. */
