@@ -36,12 +36,14 @@ if (!lowPorts) {
 }
 
 /**
- * Suites whose assertions are about elapsed time (every provider under every fault must end
- * within its deadline): they run on their own, one file at a time, after everything else, so
- * no other test file competes with their timers. Their bounds are generous besides (a busy
- * CI machine is not an idle one); see the files.
+ * Suites that need a shared resource of the machine to themselves run on their own, one file
+ * at a time, after everything else: those whose fake targets bind 127.0.0.x at ports 80 and
+ * 443 (two at once could take each other's address), and those whose assertions are about
+ * elapsed time (every provider under every fault must end within its deadline), so no other
+ * test file competes with their timers. Their bounds are generous besides (a busy CI
+ * machine is not an idle one); see the files.
  */
-const TIMED = ['test/faults/**/*.test.ts'];
+const EXCLUSIVE = ['test/faults/**/*.test.ts', ...NEEDS_LOW_PORTS];
 
 const excluded = ['**/node_modules/**', ...(lowPorts ? [] : NEEDS_LOW_PORTS)];
 
@@ -65,15 +67,15 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: [...excluded, ...TIMED],
+          exclude: [...excluded, ...EXCLUSIVE],
           sequence: { groupOrder: 0 },
         },
       },
       {
         extends: true,
         test: {
-          name: 'timed',
-          include: TIMED,
+          name: 'exclusive',
+          include: EXCLUSIVE,
           exclude: excluded,
           // One file at a time, in one worker.
           poolOptions: { forks: { singleFork: true } },
