@@ -101,7 +101,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       headersTimeout: config.requestTimeoutMs,
       // Node checks the two timeouts this often (default 30 s, which would double a 30 s budget).
       connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
-      // Node answers a missing Host with an empty 400 of its own; the hook below answers JSON.
+      // Node answers a missing Host with an empty 400 of its own; plugins/connection-guard.ts answers JSON.
       requireHostHeader: false,
     },
     // One line per request (in onResponse below) instead of Fastify's two.

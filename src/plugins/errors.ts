@@ -77,21 +77,13 @@ function clientFault(err: FastifyError): string | undefined {
 
 /**
  * An error answered on the raw socket, for the moments no request object exists
- * (a request that never completed, a connection refused before it spoke):
- * still JSON `{error}`, still no-store, and the connection closed.
+ * (a request that was never received whole, or could not be parsed): still JSON
+ * `{error}`, still no-store, and the connection closed.
  */
-export function writeRawError(
-  socket: Duplex,
-  status: string,
-  error: string,
-  headers: Record<string, string> = {},
-): void {
+export function writeRawError(socket: Duplex, status: string, error: string): void {
   const body = JSON.stringify({ error });
-  const extra = Object.entries(headers)
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
   socket.end(
-    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\n${extra}` +
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
