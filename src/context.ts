@@ -12,6 +12,7 @@ import type { Cache, CacheEvents, Clock } from './cache/types.js';
 import type { Config } from './config/index.js';
 import { Metrics } from './plugins/metrics.js';
 import { ProviderChain } from './providers/chain.js';
+import type { CrtshOptions } from './providers/ct/crtsh.js';
 import { createDnsProviders, type DnsProviderOptions } from './providers/dns/index.js';
 import { DnsResolver } from './providers/dns/resolver.js';
 import { HttpClient } from './providers/http-client.js';
@@ -31,6 +32,8 @@ export interface AppContext {
   readonly dns: DnsResolver;
   /** Trust anchors for fixture upstreams in tests; production uses the system store + NODE_EXTRA_CA_CERTS. */
   readonly ca: string | string[] | undefined;
+  /** crt.sh tuning from AppDeps; empty in production. */
+  readonly crtsh: CrtshOptions;
   close(): Promise<void>;
 }
 
@@ -43,6 +46,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** DNS transport tuning (tests shorten the UDP retry). */
   dnsOptions?: DnsProviderOptions;
+  /** crt.sh tuning (tests shorten its 35 s per-search deadline). */
+  crtsh?: CrtshOptions;
 }
 
 export function createContext(config: Config, log: Logger, deps: AppDeps = {}): AppContext {
@@ -91,6 +96,7 @@ export function createContext(config: Config, log: Logger, deps: AppDeps = {}): 
     http,
     dns,
     ca: deps.ca,
+    crtsh: deps.crtsh ?? {},
     async close() {
       await Promise.all([http.close(), dns.close()]);
       await cache.close();

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { CT_ATTEMPT_TIMEOUT_MS, createCtProviders } from '../../providers/ct/index.js';
+import { createCtProviders, ctAttemptTimeoutMs } from '../../providers/ct/index.js';
 import { errorResponses } from '../shared.schema.js';
 import { CertificatesResponseSchema, CtQuerySchema, SubdomainsResponseSchema } from './ct.schema.js';
 import { lookupCertificates, lookupSubdomains, type SubdomainDeps } from './ct.service.js';
@@ -13,13 +13,13 @@ const SOURCES =
 
 export default async function ctRoutes(base: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  const providers = createCtProviders(ctx.config, ctx.http);
+  const providers = createCtProviders(ctx.config, ctx.http, ctx.crtsh);
   ctx.registry.registerChain('ct', providers);
   const deps: SubdomainDeps = {
     chain: ctx.chain,
     providers,
     clock: ctx.clock,
-    timeoutMs: CT_ATTEMPT_TIMEOUT_MS,
+    timeoutMs: ctAttemptTimeoutMs(ctx.crtsh),
     loader: ctx.loader,
     dns: ctx.dns,
   };

@@ -21,7 +21,9 @@ export * from './types.js';
  * crt.sh search may legitimately take up to its 30 s deadline and then be
  * retried with exclude=expired; Cert Spotter may page several times.
  */
-export const CT_ATTEMPT_TIMEOUT_MS = 2 * CRTSH_REQUEST_TIMEOUT_MS;
+export function ctAttemptTimeoutMs(crtsh: CrtshOptions = {}): number {
+  return 2 * (crtsh.requestTimeoutMs ?? CRTSH_REQUEST_TIMEOUT_MS);
+}
 
 export function createCtProviders(
   config: Config,
