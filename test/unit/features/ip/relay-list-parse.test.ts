@@ -30,6 +30,9 @@ const owned = (text: string) => {
   return copy;
 };
 
+/** A worker module that never answers nor exits. */
+const HANGS = new URL('data:text/javascript,setInterval(() => {}, 1000)');
+
 const v4 = (n: number): ParsedIp => ({ version: 4, v4: n >>> 0 });
 
 /** Every probe answered the same by both indexes (prefix text and region); returns the mismatches and the hits. */
@@ -233,6 +236,12 @@ describe('relay lists parsed in a worker thread', () => {
     // Starting a worker thread (from source, compiling its modules) and parsing 290 000 rows take far longer.
     setTimeout(() => during.abort(new Error('closing')), 5);
     await expect(pending).rejects.toThrow('closing');
+    expect(relayParseWorkersRunning()).toBe(0);
+    // A worker that would never answer: only terminating it settles the parse.
+    const stuck = new AbortController();
+    const hung = parseRelayList('geofeed', owned(APPLE), stuck.signal, HANGS);
+    setTimeout(() => stuck.abort(new Error('closing a hung parse')), 200);
+    await expect(hung).rejects.toThrow('closing a hung parse');
     expect(relayParseWorkersRunning()).toBe(0);
   });
 });
