@@ -1,18 +1,25 @@
 /**
  * The relay-list adapter against a fake HTTPS upstream on loopback: the first
  * download, conditional refresh, failures keeping the old copy, the persisted
- * copy across a restart, the file override, the refresh schedule and close().
+ * copy across a restart, the file override, the refresh schedule and close();
+ * the parse in a worker thread, as the service runs it: the event loop free
+ * while a list of Apple's size loads, a broken worker failing like a bad list,
+ * close() ending a parse.
  */
-import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { syntheticGeofeed } from '../../bench/synthetic-geofeed.js';
 import { testConfig } from '../../src/config/index.js';
 import { providerCatalog } from '../../src/providers/catalog.js';
 import { HttpClient } from '../../src/providers/http-client.js';
 import { parseIp } from '../../src/providers/ip/ip-number.js';
-import { ListSource, type Scheduler } from '../../src/providers/ip/list-source.js';
+import { ListSource, type ListSourceOptions, type Scheduler } from '../../src/providers/ip/list-source.js';
 import { parseGeofeed, type RelayIndex } from '../../src/providers/ip/relay-index.js';
+import { parseRelayList, relayParseWorkersRunning } from '../../src/providers/ip/relay-list-parse.js';
+import { createRelayLists } from '../../src/providers/ip/relay-lists.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
 import {
   type FakeRequest,
@@ -96,7 +103,19 @@ const log = {
   warn: (_: object, msg: string) => logged.push({ level: 'warn', msg }),
 };
 
-function source(opts: { cacheDir?: string; file?: string; url?: string; registry?: ProviderRegistry } = {}) {
+/** The service's parse, in a worker thread (relay-lists.ts). */
+const offThread: ListSourceOptions<RelayIndex>['parse'] = (body, signal) =>
+  parseRelayList('geofeed', body, signal);
+
+function source(
+  opts: {
+    cacheDir?: string;
+    file?: string;
+    url?: string;
+    registry?: ProviderRegistry;
+    parse?: ListSourceOptions<RelayIndex>['parse'];
+  } = {},
+) {
   const timers = manualScheduler();
   const registry = opts.registry ?? new ProviderRegistry(() => now);
   registry.registerChain('ip-privacy', [{ info }]);
@@ -105,10 +124,7 @@ function source(opts: { cacheDir?: string; file?: string; url?: string; registry
     url: opts.url ?? `${upstream.url}/egress-ip-ranges.csv`,
     file: opts.file,
     cacheDir: opts.cacheDir,
-    parse: (text) => {
-      const { index, report } = parseGeofeed(text);
-      return { data: index, ...report };
-    },
+    parse: opts.parse ?? offThread,
     http,
     registry,
     clock: () => now,
@@ -276,5 +292,150 @@ describe('ListSource (relay egress list)', () => {
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(timers.live()).toHaveLength(0);
     expect(status().consecutive_failures).toBe(0); // an abort at close is not an upstream failure
+  });
+});
+
+describe('ListSource parsing in a worker thread', () => {
+  let big: { text: string; file: string };
+  beforeAll(() => {
+    const { text } = syntheticGeofeed(290_000);
+    const file = join(freshDir(), 'egress-ip-ranges.csv');
+    writeFileSync(file, text);
+    big = { text, file };
+  });
+
+  /** The main thread's event-loop utilization while `run` is under way: 0 idle throughout, 1 never idle. */
+  async function utilization(run: () => Promise<void>): Promise<number> {
+    const start = performance.eventLoopUtilization();
+    await run();
+    return performance.eventLoopUtilization(start).utilization;
+  }
+
+  it('keeps the event loop free while a list of Apple size loads, where parsing in this thread blocks it', async () => {
+    // Utilization, not a timer's delay: it does not depend on how busy the machine's cores are. The worker
+    // leaves the loop idle but for reading the file, starting the thread and rebuilding the index; the parse
+    // in this thread, measured the same way, keeps it busy throughout.
+    const relays = createRelayLists({
+      config: {
+        relayRangesUrl: `${upstream.url}/egress-ip-ranges.csv`,
+        relayRangesFile: big.file,
+        torExitListUrl: `${upstream.url}/torbulkexitlist`,
+        listCacheDir: freshDir(),
+      },
+      catalog: providerCatalog(testConfig()),
+      http,
+      registry: new ProviderRegistry(() => now),
+      clock: () => now,
+      log,
+      scheduler: manualScheduler().scheduler,
+    });
+    const free = await utilization(() => relays.start()); // as the service starts them
+    expect(relays.status()[0]).toMatchObject({ provider: 'iCloud Private Relay', entries: 290_000 });
+    await relays.close();
+
+    const inThread = source({
+      file: big.file,
+      parse: async (body) => {
+        const { index, report } = parseGeofeed(body.toString('utf8'));
+        return { data: index, ...report };
+      },
+    });
+    const blocked = await utilization(() => inThread.list.start());
+    expect(inThread.list.current?.entries).toBe(290_000);
+    await inThread.list.close();
+
+    expect(blocked).toBeGreaterThan(0.5);
+    expect(free).toBeLessThan(0.5);
+  });
+
+  it('fails a load like a bad list when the worker cannot start or crashes: recorded, the previous copy kept', async () => {
+    const dir = freshDir();
+    let entry: URL | undefined;
+    const { list, status } = source({
+      cacheDir: dir,
+      parse: (body, signal) => parseRelayList('geofeed', body, signal, entry),
+    });
+    await list.refresh();
+    const before = list.current!;
+    served = { status: 200, body: '192.0.2.0/24,US,,,\n', etag: '"v2"' };
+    entry = new URL('data:text/javascript,process.exit(3)');
+    await list.refresh();
+    expect(list.current).toBe(before);
+    expect(status()).toMatchObject({
+      consecutive_failures: 1,
+      last_error: 'upstream_error: relay list parser exited (3) without an answer',
+    });
+    entry = new URL('http://127.0.0.1/cannot-start.js');
+    await list.refresh();
+    expect(list.current).toBe(before);
+    expect(status()).toMatchObject({
+      consecutive_failures: 2,
+      last_error: expect.stringMatching(/^upstream_error: /),
+    });
+    // The refused body was not persisted: no temporary file is left, and a restart serves the old copy.
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    await list.close();
+    upstream.fault = 'timeout';
+    const restart = source({ cacheDir: dir });
+    await restart.list.start();
+    expect(restart.list.current?.entries).toBe(428);
+    await restart.list.close();
+  });
+
+  it('close() during a parse ends the worker before it resolves, and records nothing', async () => {
+    let parsing: () => void = () => {};
+    const begun = new Promise<void>((resolve) => (parsing = resolve));
+    const { list, timers, status } = source({
+      file: big.file,
+      parse: (body, signal) => {
+        parsing();
+        // A worker that never answers: close() can only end the parse by terminating it.
+        return parseRelayList(
+          'geofeed',
+          body,
+          signal,
+          new URL('data:text/javascript,setInterval(() => {}, 1000)'),
+        );
+      },
+    });
+    const started = list.start();
+    await begun;
+    expect(relayParseWorkersRunning()).toBe(1);
+    await list.close();
+    expect(relayParseWorkersRunning()).toBe(0); // the thread has exited, not only been told to
+    await started;
+    expect(list.current).toBeUndefined();
+    expect(timers.live()).toHaveLength(0);
+    expect(status().consecutive_failures).toBe(0);
+  });
+
+  it('close() while the persisted copy loads ends that parse too, and downloads nothing after', async () => {
+    const dir = freshDir();
+    served = { status: 200, body: big.text, etag: '"big"' };
+    const first = source({ cacheDir: dir });
+    await first.list.refresh();
+    expect(first.list.current?.entries).toBe(290_000);
+    await first.list.close();
+    const persisted = readdirSync(dir).find((name) => name.endsWith('.list'))!;
+    expect(readFileSync(join(dir, persisted), 'utf8')).toBe(big.text);
+
+    upstream.reset();
+    let parsing: () => void = () => {};
+    const begun = new Promise<void>((resolve) => (parsing = resolve));
+    const second = source({
+      cacheDir: dir,
+      parse: (body, signal) => {
+        parsing();
+        return offThread(body, signal);
+      },
+    });
+    const started = second.list.start();
+    await begun;
+    await second.list.close();
+    expect(relayParseWorkersRunning()).toBe(0);
+    await started;
+    expect(second.list.current).toBeUndefined();
+    expect(upstream.count()).toBe(0);
+    expect(logged.filter((l) => l.msg === 'persisted list unusable')).toEqual([]);
   });
 });

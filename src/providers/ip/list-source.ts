@@ -11,11 +11,17 @@
  *    replaced, so a lookup sees the old copy or the new one, never a mix; a
  *    failed download or an unusable body keeps the old copy. Outcomes go to
  *    the provider registry, so /api/providers shows a failing refresh.
+ *  - The parse is asynchronous and takes the raw body (the relay lists are
+ *    parsed in a worker thread, which the body is moved to): the body is
+ *    never read here after it has been handed over.
  *  - Successful downloads are written to the cache directory (write to a
  *    temporary file, then rename: atomic on POSIX, so concurrent workers and
- *    crashes never leave half a file) so a restart serves immediately.
+ *    crashes never leave half a file) so a restart serves immediately. The
+ *    temporary file is written before the parse, which takes the body, and
+ *    renamed into place only once the body has parsed.
  *  - Refreshes run every 24 h; after a failure, sooner (1 min, doubling).
- *    Timers are unref'd and close() cancels them and aborts a download.
+ *    Timers are unref'd and close() cancels them, aborts a download and ends
+ *    a parse in flight.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
@@ -68,7 +74,13 @@ export interface ListSourceOptions<T> {
   file?: string | undefined;
   /** Where downloaded copies are persisted; undefined: not persisted. */
   cacheDir?: string | undefined;
-  parse(text: string): ParsedList<T>;
+  /**
+   * Parses a body: a download, the persisted copy or the file, as bytes. It
+   * may take the body's memory (transfer it to a worker thread), so the caller
+   * never reads `body` after the call. Rejects with ListFormatError for a body
+   * that is not the list, and with the signal's reason once aborted (close()).
+   */
+  parse(body: Buffer, signal: AbortSignal): Promise<ParsedList<T>>;
   http: HttpClient;
   registry: ProviderRegistry;
   clock: Clock;
@@ -92,6 +104,9 @@ interface PersistedMeta {
   bytes: number;
 }
 
+/** A downloaded body on disk under a temporary name, why it could not be written, or no cache directory. */
+type Staged = { tmp: string } | { error: unknown } | { skip: true };
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export class ListSource<T> {
@@ -104,6 +119,8 @@ export class ListSource<T> {
   #lastModified: string | null = null;
   #fileMtime: number | undefined;
   #inflight: Promise<void> | undefined;
+  /** The persisted copy's load, which close() waits for as it does a refresh. */
+  #loading: Promise<void> | undefined;
   #timer: { cancel(): void } | undefined;
   #failures = 0;
   #lastError: string | undefined;
@@ -139,8 +156,9 @@ export class ListSource<T> {
       await this.refresh();
       return;
     }
-    await this.#loadPersisted();
-    void this.refresh();
+    this.#loading = this.#loadPersisted();
+    await this.#loading;
+    if (!this.#closed) void this.refresh();
   }
 
   /** One refresh now (concurrent calls share it). Never rejects; the next one is scheduled when it ends. */
@@ -157,7 +175,7 @@ export class ListSource<T> {
     this.#timer?.cancel();
     this.#timer = undefined;
     this.#abort.abort();
-    await this.#inflight;
+    await Promise.all([this.#loading, this.#inflight]);
   }
 
   #scheduleNext(): void {
@@ -217,32 +235,40 @@ export class ListSource<T> {
       return 'unchanged';
     }
     if (res.status !== 200) throw new ProviderError('http_status', `HTTP ${res.status} from ${hostOf(url)}`);
-    const parsed = this.#parse(res.body.toString('utf8'));
-    this.#current = {
-      data: parsed.data,
-      entries: parsed.entries,
-      updatedAt: clock(),
-      source: this.sourceUrl,
-    };
-    this.#etag = headerValue(res.headers.etag);
-    this.#lastModified = headerValue(res.headers['last-modified']);
-    await this.#persist(res.body);
+    const bytes = res.body.length;
+    // The parse takes the body: it goes to disk first, under a temporary name until it has parsed.
+    const staged = await this.#stage(res.body);
+    let kept = false;
+    try {
+      const parsed = await this.#parse(res.body);
+      this.#current = {
+        data: parsed.data,
+        entries: parsed.entries,
+        updatedAt: clock(),
+        source: this.sourceUrl,
+      };
+      this.#etag = headerValue(res.headers.etag);
+      this.#lastModified = headerValue(res.headers['last-modified']);
+      kept = await this.#persist(staged, bytes);
+    } finally {
+      if (!kept && 'tmp' in staged) await unlink(staged.tmp).catch(() => {});
+    }
     return 'updated';
   }
 
   async #readFile(file: string): Promise<'updated' | 'unchanged'> {
     let mtime: number;
-    let text: string;
+    let body: Buffer;
     try {
       mtime = (await stat(file)).mtimeMs;
       if (this.#current && mtime === this.#fileMtime) return 'unchanged';
-      text = await readFile(file, 'utf8');
+      body = await readFile(file);
     } catch (err) {
       throw new ProviderError('upstream_error', `cannot read ${basename(file)}: ${errorCode(err)}`, {
         cause: err,
       });
     }
-    const parsed = this.#parse(text);
+    const parsed = await this.#parse(body);
     this.#current = {
       data: parsed.data,
       entries: parsed.entries,
@@ -253,21 +279,22 @@ export class ListSource<T> {
     return 'updated';
   }
 
-  #parse(text: string): ParsedList<T> {
+  async #parse(body: Buffer): Promise<ParsedList<T>> {
+    let parsed: ParsedList<T>;
     try {
-      const parsed = this.#opts.parse(text);
-      if (parsed.skipped > 0) {
-        this.#opts.log.warn(
-          { provider: this.info.id, skipped: parsed.skipped, problems: parsed.problems },
-          'list lines skipped',
-        );
-      }
-      return parsed;
+      parsed = await this.#opts.parse(body, this.#abort.signal);
     } catch (err) {
       if (err instanceof ListFormatError)
         throw new ProviderError('bad_response', err.message, { cause: err });
       throw err;
     }
+    if (parsed.skipped > 0) {
+      this.#opts.log.warn(
+        { provider: this.info.id, skipped: parsed.skipped, problems: parsed.problems },
+        'list lines skipped',
+      );
+    }
+    return parsed;
   }
 
   // --- persisted copy -------------------------------------------------------
@@ -298,7 +325,8 @@ export class ListSource<T> {
     // The body is renamed into place before its metadata: a mismatch means a crash in between.
     if (meta.url !== this.#opts.url || meta.bytes !== body.length) return;
     try {
-      const parsed = this.#parse(body.toString('utf8'));
+      const parsed = await this.#parse(body);
+      if (this.#current) return; // a refresh that ran meanwhile brought a newer copy
       this.#current = {
         data: parsed.data,
         entries: parsed.entries,
@@ -316,20 +344,40 @@ export class ListSource<T> {
         'list loaded from the persisted copy',
       );
     } catch (err) {
+      if (this.#closed) return; // the parse was ended by close(): nothing wrong with the copy
       this.#opts.log.warn({ provider: this.info.id, err: String(err) }, 'persisted list unusable');
     }
   }
 
-  async #persist(body: Buffer): Promise<void> {
+  /**
+   * Writes a downloaded body to a temporary file beside where it will be kept.
+   * A failure is only remembered: it is logged if the body turns out usable,
+   * as it was when the body was written after its parse.
+   */
+  async #stage(body: Buffer): Promise<Staged> {
     const paths = this.#paths();
-    if (!paths) return;
+    if (!paths) return { skip: true };
     try {
       await mkdir(this.#opts.cacheDir!, { recursive: true });
-      await atomicWrite(paths.body, body);
-      await this.#persistMeta(body.length);
+      return { tmp: await writeTemporary(paths.body, body) };
+    } catch (err) {
+      return { error: err };
+    }
+  }
+
+  /** Renames a staged body into place and writes its metadata; true when the body was kept. */
+  async #persist(staged: Staged, bytes: number): Promise<boolean> {
+    const paths = this.#paths();
+    if (!paths || 'skip' in staged) return false;
+    try {
+      if ('error' in staged) throw staged.error;
+      await rename(staged.tmp, paths.body);
     } catch (err) {
       this.#opts.log.warn({ provider: this.info.id, err: errorCode(err) }, 'could not persist the list');
+      return false;
     }
+    await this.#persistMeta(bytes);
+    return true;
   }
 
   /** Rewrites the metadata; `bytes` undefined keeps the size already recorded (a 304). */
@@ -354,10 +402,21 @@ export class ListSource<T> {
 }
 
 async function atomicWrite(path: string, data: string | Buffer): Promise<void> {
+  const tmp = await writeTemporary(path, data);
+  try {
+    await rename(tmp, path);
+  } catch (err) {
+    await unlink(tmp).catch(() => {});
+    throw err;
+  }
+}
+
+/** Writes `data` to a new temporary file beside `path` and returns its name; nothing is left on failure. */
+async function writeTemporary(path: string, data: string | Buffer): Promise<string> {
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await writeFile(tmp, data);
-    await rename(tmp, path);
+    return tmp;
   } catch (err) {
     await unlink(tmp).catch(() => {});
     throw err;

@@ -16,10 +16,16 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
-export function startModuleWorker(entry: URL, workerData: unknown): Worker {
-  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, { workerData });
+/** `transferList`: ArrayBuffers in workerData to move to the worker rather than copy (detached here). */
+export function startModuleWorker(
+  entry: URL,
+  workerData: unknown,
+  transferList: readonly ArrayBuffer[] = [],
+): Worker {
+  const options = { workerData, transferList: [...transferList] };
+  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, options);
   const code = `import(${JSON.stringify(tsxApiUrl())}).then((tsx) => tsx.tsImport(${JSON.stringify(entry.href)}, ${JSON.stringify(entry.href)}))`;
-  return new Worker(code, { eval: true, workerData });
+  return new Worker(code, { eval: true, ...options });
 }
 
 let tsxApi: string | undefined;

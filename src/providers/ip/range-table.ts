@@ -120,23 +120,49 @@ export interface RangeColumns {
 /** Growable Uint32Array storage for `width` words per entry. */
 class Column {
   data: Uint32Array;
-  constructor(readonly width: number) {
-    this.data = new Uint32Array(1024 * width);
+  constructor(
+    readonly width: number,
+    entries: number,
+  ) {
+    this.data = new Uint32Array(entries * width);
   }
   ensure(entries: number): void {
     if (entries * this.width <= this.data.length) return;
-    const bigger = new Uint32Array(this.data.length * 2);
+    const bigger = new Uint32Array(Math.max(this.data.length * 2, 1024 * this.width));
     bigger.set(this.data);
     this.data = bigger;
   }
 }
 
-/** Collects ranges in growable typed arrays (no per-range objects), then builds a RangeTable. */
+/** Ranges expected per family; the storage grows past them when needed. */
+export interface RangeTableCapacity {
+  v4?: number;
+  v6?: number;
+}
+
+const family = (width: number, entries: number) => ({
+  starts: new Column(width, entries),
+  ends: new Column(width, entries),
+  values: new Column(1, entries),
+});
+
+/**
+ * Collects ranges in growable typed arrays (no per-range objects), then builds
+ * a RangeTable. Given the exact number of ranges, storage sorted and disjoint
+ * as added becomes the table itself, with no copy (see flatten): the builder
+ * is spent once built.
+ */
 export class RangeTableBuilder {
   #n4 = 0;
-  readonly #v4 = { starts: new Column(1), ends: new Column(1), values: new Column(1) };
+  readonly #v4: ReturnType<typeof family>;
   #n6 = 0;
-  readonly #v6 = { starts: new Column(4), ends: new Column(4), values: new Column(1) };
+  readonly #v6: ReturnType<typeof family>;
+  #built = false;
+
+  constructor(capacity: RangeTableCapacity = {}) {
+    this.#v4 = family(1, capacity.v4 ?? 1024);
+    this.#v6 = family(4, capacity.v6 ?? 1024);
+  }
 
   get size(): number {
     return this.#n4 + this.#n6;
@@ -149,6 +175,7 @@ export class RangeTableBuilder {
 
   /** Inclusive range; start ≤ end is the caller's to check. */
   addV4(start: number, end: number, value: number): void {
+    this.#checkOpen();
     const { starts, ends, values } = this.#v4;
     for (const col of [starts, ends, values]) col.ensure(this.#n4 + 1);
     starts.data[this.#n4] = start;
@@ -159,6 +186,7 @@ export class RangeTableBuilder {
 
   /** Inclusive range of IPv6 addresses as words; start ≤ end is the caller's to check. */
   addV6(start: Words, end: Words, value: number): void {
+    this.#checkOpen();
     const { starts, ends, values } = this.#v6;
     for (const col of [starts, ends, values]) col.ensure(this.#n6 + 1);
     starts.data.set(start, this.#n6 * 4);
@@ -168,9 +196,16 @@ export class RangeTableBuilder {
   }
 
   build(): RangeTable {
+    this.#checkOpen();
+    this.#built = true;
     const v4 = flatten(this.#v4, this.#n4, 1);
     const v6 = flatten(this.#v6, this.#n6, 4);
     return new RangeTable(v4.flat, v6.flat, v4.overlaps + v6.overlaps);
+  }
+
+  /** The table may hold this builder's storage: writing to it afterwards would change the table. */
+  #checkOpen(): void {
+    if (this.#built) throw new Error('RangeTableBuilder used after build()');
   }
 }
 
@@ -209,6 +244,9 @@ function flatten(
   for (let k = 1; k < n && disjoint; k++)
     if (cmp(s, order[k]!, e, order[k - 1]!, width) <= 0) disjoint = false;
   if (disjoint) {
+    // Storage filled exactly (a builder told the count) is the table as it stands: no second copy.
+    if (sorted && s.length === n * width && e.length === n * width && v.length === n)
+      return { flat: { starts: s, ends: e, values: v }, overlaps: 0 };
     if (sorted)
       return {
         flat: { starts: s.slice(0, n * width), ends: e.slice(0, n * width), values: v.slice(0, n) },

@@ -14,7 +14,7 @@
  */
 import { forEachLine, ListFormatError, splitCsvLine } from './csv.js';
 import { type ParsedIp, parsePrefix, prefixOf } from './ip-number.js';
-import { NO_MATCH, type RangeTable, RangeTableBuilder } from './range-table.js';
+import { NO_MATCH, type RangeColumns, RangeTable, RangeTableBuilder } from './range-table.js';
 
 export interface EgressRegion {
   /** ISO 3166-1 alpha-2, upper case. */
@@ -61,6 +61,63 @@ export class RelayIndex {
   get byteLength(): number {
     return this.#table.byteLength + this.#bits.byteLength + this.#regionOf.byteLength;
   }
+
+  /**
+   * The index as postMessage takes it, and the ArrayBuffers to list for
+   * transfer: a worker thread that parsed the list hands the arrays over
+   * without a copy. Posting with that list detaches them here, so this index
+   * answers nothing afterwards; rebuild one with fromTransferable().
+   */
+  toTransferable(): { index: TransferableRelayIndex; transfer: ArrayBuffer[] } {
+    const { v4, v6 } = this.#table.columns;
+    const index: TransferableRelayIndex = {
+      v4,
+      v6,
+      overlaps: this.#table.overlaps,
+      bits: this.#bits,
+      regionOf: this.#regionOf,
+      regions: this.#regions,
+    };
+    const arrays = [v4.starts, v4.ends, v4.values, v6.starts, v6.ends, v6.values, this.#bits, this.#regionOf];
+    // A buffer listed twice makes postMessage throw; every array owns its buffer today, but nothing requires it.
+    const transfer = new Set<ArrayBuffer>();
+    for (const array of arrays) {
+      if (!(array.buffer instanceof ArrayBuffer)) throw new TypeError('relay index held in shared memory');
+      transfer.add(array.buffer);
+    }
+    return { index, transfer: [...transfer] };
+  }
+
+  /** The index that toTransferable() described, over the very arrays received (no copy). */
+  static fromTransferable(data: TransferableRelayIndex): RelayIndex {
+    const { v4, v6, bits, regionOf } = data;
+    const rows = bits.length;
+    // Arrays of the wrong length would give wrong answers, not errors: refuse them (a detached array reads as empty).
+    if (
+      regionOf.length !== rows ||
+      v4.ends.length !== v4.starts.length ||
+      v4.values.length !== v4.starts.length ||
+      v6.starts.length !== v6.values.length * 4 ||
+      v6.ends.length !== v6.values.length * 4
+    ) {
+      throw new TypeError('relay index received with inconsistent arrays');
+    }
+    // Structured cloning drops the freeze that intern() gave each region: lookups hand them out.
+    const regions = data.regions.map((region) => Object.freeze(region));
+    return new RelayIndex(new RangeTable(v4, v6, data.overlaps), bits, regionOf, regions);
+  }
+}
+
+/** RelayIndex as structured cloning carries it: typed arrays and plain objects only. */
+export interface TransferableRelayIndex {
+  v4: RangeColumns;
+  v6: RangeColumns;
+  overlaps: number;
+  /** Per row: the prefix length. */
+  bits: Uint8Array;
+  /** Per row: an index into `regions`, or -1. */
+  regionOf: Int32Array;
+  regions: readonly EgressRegion[];
 }
 
 /** What a parse skipped, for logs and for refusing a body that is not the list at all. */
@@ -78,24 +135,33 @@ export interface ParseReport {
 const MAX_SKIPPED_SHARE = 0.01;
 
 class RowCollector {
-  readonly builder = new RangeTableBuilder();
-  bits: Uint8Array = new Uint8Array(1024);
-  regionOf: Int32Array = new Int32Array(1024);
+  readonly builder: RangeTableBuilder;
+  bits: Uint8Array;
+  regionOf: Int32Array;
   readonly regions: EgressRegion[] = [];
   readonly #regionIndex = new Map<string, number>();
   rows = 0;
   skipped = 0;
   readonly problems: string[] = [];
 
+  /** `expected`: the rows to come per family, when known; storage then needs neither growing nor trimming. */
+  constructor(expected?: { v4: number; v6: number }) {
+    this.builder = new RangeTableBuilder(expected);
+    const rows = expected ? expected.v4 + expected.v6 : 1024;
+    this.bits = new Uint8Array(rows);
+    this.regionOf = new Int32Array(rows);
+  }
+
   /** Adds one row; `region` is an index from intern(), or -1 for none. False when the prefix does not parse. */
   add(prefixText: string, region: number): boolean {
     const prefix = parsePrefix(prefixText);
     if (!prefix) return false;
     if (this.rows === this.bits.length) {
-      const bits = new Uint8Array(this.rows * 2);
+      const size = Math.max(this.rows * 2, 1024);
+      const bits = new Uint8Array(size);
       bits.set(this.bits);
       this.bits = bits;
-      const regionOf = new Int32Array(this.rows * 2);
+      const regionOf = new Int32Array(size);
       regionOf.set(this.regionOf);
       this.regionOf = regionOf;
     }
@@ -132,10 +198,11 @@ class RowCollector {
         `${what}: ${this.skipped} of ${total} lines unusable (${this.problems.join('; ')})`,
       );
     }
+    const exact = this.bits.length === this.rows;
     const index = new RelayIndex(
       this.builder.build(),
-      this.bits.slice(0, this.rows),
-      this.regionOf.slice(0, this.rows),
+      exact ? this.bits : this.bits.slice(0, this.rows),
+      exact ? this.regionOf : this.regionOf.slice(0, this.rows),
       this.regions,
     );
     return { index, report: { entries: this.rows, skipped: this.skipped, problems: this.problems } };
@@ -151,7 +218,7 @@ const COUNTRY = /^[A-Z]{2}$/;
  * a geofeed.
  */
 export function parseGeofeed(text: string): { index: RelayIndex; report: ParseReport } {
-  const rows = new RowCollector();
+  const rows = new RowCollector(countRows(text));
   // A few thousand distinct `country,region,city,postal` tails repeat across 290 000 rows:
   // each tail is parsed once and remembered (its region index, or why it is unusable).
   const tails = new Map<string, number | string>();
@@ -169,6 +236,29 @@ export function parseGeofeed(text: string): { index: RelayIndex; report: ParseRe
     if (!rows.add(line.slice(0, comma).trim(), region)) return rows.skip(lineNumber, 'bad prefix');
   });
   return rows.finish('relay geofeed');
+}
+
+/**
+ * The geofeed's rows per family: the lines parseGeofeed will add, by the same
+ * rules (a row it then skips for its region fields is counted too). Sizing
+ * the storage from this first pass means no array is grown by doubling and
+ * none copied at the end: in the worker thread that parses the list, those
+ * ~20 MB of discarded arrays stayed resident in its malloc arena after it
+ * exited. Prefixes are parsed here too, not guessed from their text, so a body
+ * of junk lines sizes nothing.
+ */
+function countRows(text: string): { v4: number; v6: number } {
+  let v4 = 0;
+  let v6 = 0;
+  forEachLine(text, (line) => {
+    if (line.length === 0 || line.charCodeAt(0) === 35 /* # */ || line.trim() === '') return;
+    const comma = line.indexOf(',');
+    if (comma === -1) return;
+    const prefix = parsePrefix(line.slice(0, comma).trim());
+    if (prefix?.version === 4) v4++;
+    else if (prefix) v6++;
+  });
+  return { v4, v6 };
 }
 
 /** `alpha2code,region,city,postal_code` → a region index, or the reason the row is unusable. */

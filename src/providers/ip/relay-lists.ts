@@ -15,8 +15,9 @@ import type { HttpClient } from '../http-client.js';
 import type { ProviderRegistry } from '../registry.js';
 import type { ProviderAttempt } from '../types.js';
 import type { ParsedIp } from './ip-number.js';
-import { type ListLogger, ListSource, type ParsedList, type Scheduler } from './list-source.js';
-import { type EgressRegion, parseExitList, parseGeofeed, type RelayIndex } from './relay-index.js';
+import { type ListLogger, ListSource, type Scheduler } from './list-source.js';
+import type { EgressRegion, RelayIndex } from './relay-index.js';
+import { parseRelayList } from './relay-list-parse.js';
 
 export type RelayProvider = 'iCloud Private Relay' | 'Tor';
 
@@ -115,10 +116,6 @@ export interface RelayListsDeps {
   scheduler?: Scheduler;
 }
 
-function asParsed(result: ReturnType<typeof parseGeofeed>): ParsedList<RelayIndex> {
-  return { data: result.index, ...result.report };
-}
-
 export function createRelayLists(deps: RelayListsDeps): RelayLists {
   const { config, catalog, http, registry, clock, log, scheduler } = deps;
   const common = { http, registry, clock, log, scheduler, cacheDir: config.listCacheDir };
@@ -127,13 +124,14 @@ export function createRelayLists(deps: RelayListsDeps): RelayLists {
     info: catalog.relayRanges,
     url: config.relayRangesUrl,
     file: config.relayRangesFile,
-    parse: (text) => asParsed(parseGeofeed(text)),
+    // Off the main thread: the ~12 MB list would block the event loop and grow the heap for good.
+    parse: (body, signal) => parseRelayList('geofeed', body, signal),
   });
   const tor = new ListSource<RelayIndex>({
     ...common,
     info: catalog.torExits,
     url: config.torExitListUrl,
-    parse: (text) => asParsed(parseExitList(text)),
+    parse: (body, signal) => parseRelayList('tor-exits', body, signal),
   });
   // Both lists are consulted for every answer, so each is the primary of its own family.
   registry.registerChain('ip-privacy', [apple]);

@@ -107,6 +107,32 @@ describe('RangeTable', () => {
     expect(table.findV4(v4('215.1.4.0'))).toBe(NO_MATCH);
   });
 
+  it('builds the same table whatever capacity it was given, and is spent once built', () => {
+    const prefixes = ['10.0.0.0/24', '10.0.1.0/25', '10.0.2.0/24', '2001:db8:1::/48', '2001:db8:2::/48'];
+    const probes = [
+      '10.0.0.9',
+      '10.0.1.9',
+      '10.0.1.200',
+      '10.0.2.9',
+      '2001:db8:1::9',
+      '2001:db8:2::9',
+      '2001:db8:3::9',
+    ];
+    const answers = (capacity: { v4?: number; v6?: number } | undefined) => {
+      const builder = new RangeTableBuilder(capacity);
+      for (const [i, p] of prefixes.entries()) builder.addPrefix(parsePrefix(p)!, i);
+      const table = builder.build();
+      // The exact capacity hands the builder's own storage to the table: writing to it must be refused.
+      expect(() => builder.addV4(0, 0, 0)).toThrow(/after build/);
+      expect(() => builder.build()).toThrow(/after build/);
+      return { segments: table.segments, found: probes.map((ip) => table.find(parseIp(ip)!)) };
+    };
+    const expected = answers(undefined);
+    expect(expected.found).toEqual([0, 1, NO_MATCH, 2, 3, 4, NO_MATCH]);
+    for (const capacity of [{ v4: 3, v6: 2 }, { v4: 0, v6: 0 }, { v4: 1 }, { v4: 5000, v6: 5000 }])
+      expect(answers(capacity)).toEqual(expected);
+  });
+
   it('agrees with a linear scan (the later-starting range wins) on random ranges', () => {
     const range = fc
       .tuple(fc.integer({ min: 0, max: 2000 }), fc.integer({ min: 0, max: 300 }), fc.nat(1000))
@@ -115,9 +141,12 @@ describe('RangeTable', () => {
       fc.property(
         fc.array(range, { maxLength: 40 }),
         fc.array(fc.integer({ min: 0, max: 2400 }), { maxLength: 50 }),
-        (ranges, probes) => {
-          const builder4 = new RangeTableBuilder();
-          const builder6 = new RangeTableBuilder();
+        fc.constantFrom('default', 'exact', 'none'),
+        (ranges, probes, sizing) => {
+          // Told the exact count, told nothing, or told zero and left to grow: the same answers.
+          const n = sizing === 'exact' ? ranges.length : 0;
+          const builder4 = new RangeTableBuilder(sizing === 'default' ? undefined : { v4: n });
+          const builder6 = new RangeTableBuilder(sizing === 'default' ? undefined : { v6: n });
           // The same ranges in IPv6, placed so they straddle the 64-bit halves (a carry through three words).
           const base = (5n << 64n) | (MAX64 - 1000n);
           const at = (n: number) => words(base + BigInt(n));
