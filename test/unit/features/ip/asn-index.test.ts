@@ -5,6 +5,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  renameSync,
   rmSync,
   statSync,
   unlinkSync,
@@ -221,7 +222,9 @@ describe('openAsnIndex', () => {
     // The other process finishes: its index appears, its lock goes.
     const elsewhere = await openAsnIndex({ sources: paths, cacheDir: freshDir() });
     await new Promise((r) => setTimeout(r, 250));
-    copyFileSync(elsewhere.path!, path);
+    // As a builder writes it: whole, then renamed into place (a reader never sees half a file).
+    copyFileSync(elsewhere.path!, `${path}.copy`);
+    renameSync(`${path}.copy`, path);
     unlinkSync(`${path}.lock`);
     const opened = await waiting;
     expect(opened.origin).toBe('reused');
