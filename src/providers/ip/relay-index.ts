@@ -62,6 +62,18 @@ export class RelayIndex {
     return this.#table.byteLength + this.#bits.byteLength + this.#regionOf.byteLength;
   }
 
+  /** What the index holds, for the writer that serializes it (relay-index-file.ts). Read-only. */
+  get rows(): {
+    table: RangeTable;
+    /** Per row: the prefix length. */
+    bits: Uint8Array;
+    /** Per row: an index into `regions`, or -1. */
+    regionOf: Int32Array;
+    regions: readonly EgressRegion[];
+  } {
+    return { table: this.#table, bits: this.#bits, regionOf: this.#regionOf, regions: this.#regions };
+  }
+
   /**
    * The index as postMessage takes it, and the ArrayBuffers to list for
    * transfer: a worker thread that parsed the list hands the arrays over
