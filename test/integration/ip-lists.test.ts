@@ -6,11 +6,11 @@
  * while a list of Apple's size loads, a broken worker failing like a bad list,
  * close() ending a parse.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { syntheticGeofeed } from '../../bench/synthetic-geofeed.js';
 import { testConfig } from '../../src/config/index.js';
 import { providerCatalog } from '../../src/providers/catalog.js';
@@ -18,9 +18,16 @@ import { HttpClient } from '../../src/providers/http-client.js';
 import { parseIp } from '../../src/providers/ip/ip-number.js';
 import { ListSource, type ListSourceOptions, type Scheduler } from '../../src/providers/ip/list-source.js';
 import { parseGeofeed, type RelayIndex } from '../../src/providers/ip/relay-index.js';
-import { parseRelayList, relayParseWorkersRunning } from '../../src/providers/ip/relay-list-parse.js';
+import { RelayIndexFile } from '../../src/providers/ip/relay-index-file.js';
+import { RelayIndexFiles } from '../../src/providers/ip/relay-index-files.js';
+import {
+  type ParsedRelayList,
+  parseRelayList,
+  relayParseWorkersRunning,
+} from '../../src/providers/ip/relay-list-parse.js';
 import { createRelayLists } from '../../src/providers/ip/relay-lists.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
+import { descriptorsUnder } from '../descriptors.js';
 import {
   type FakeRequest,
   type FakeUpstream,
@@ -103,38 +110,68 @@ const log = {
   warn: (_: object, msg: string) => logged.push({ level: 'warn', msg }),
 };
 
-/** The service's parse, in a worker thread (relay-lists.ts). */
-const offThread: ListSourceOptions<RelayIndex>['parse'] = (body, signal) =>
-  parseRelayList('geofeed', body, signal);
+/** What a list's data is to these tests: the service's index file, or a RelayIndex parsed in this thread. */
+type Lookup = Pick<RelayIndex, 'lookup'>;
 
+/**
+ * A source as the service builds it (relay-lists.ts): parsed in a worker thread into an index file
+ * in the cache directory (in memory without one), released when replaced. `origins` records each
+ * parse's: the file reused, written, or the index in memory. `parse` replaces the service's.
+ */
 function source(
   opts: {
     cacheDir?: string;
     file?: string;
     url?: string;
     registry?: ProviderRegistry;
-    parse?: ListSourceOptions<RelayIndex>['parse'];
+    parse?: ListSourceOptions<Lookup>['parse'];
   } = {},
 ) {
   const timers = manualScheduler();
   const registry = opts.registry ?? new ProviderRegistry(() => now);
   registry.registerChain('ip-privacy', [{ info }]);
-  const list = new ListSource<RelayIndex>({
+  const files = new RelayIndexFiles({ dir: opts.cacheDir, provider: info.id, format: 'geofeed', log });
+  const origins: ParsedRelayList['origin'][] = [];
+  const list = new ListSource<Lookup>({
     info,
     url: opts.url ?? `${upstream.url}/egress-ip-ranges.csv`,
     file: opts.file,
     cacheDir: opts.cacheDir,
-    parse: opts.parse ?? offThread,
+    parse:
+      opts.parse ??
+      (async (body, signal) => {
+        const parsed = await files.parse(body, signal);
+        origins.push(parsed.origin);
+        return parsed;
+      }),
+    release: (data) => {
+      if (data instanceof RelayIndexFile) files.release(data);
+    },
     http,
     registry,
     clock: () => now,
     log,
     scheduler: timers.scheduler,
   });
-  return { list, registry, timers, status: () => registry.list().find((p) => p.id === info.id)!.status };
+  return {
+    list,
+    registry,
+    timers,
+    files,
+    origins,
+    status: () => registry.list().find((p) => p.id === info.id)!.status,
+  };
 }
 
-const isRelay = (list: ListSource<RelayIndex>, ip: string) =>
+/** The directory's files, their hashes written <hash>, sorted. */
+const listing = (dir: string) =>
+  readdirSync(dir)
+    .map((name) => name.replace(/[0-9a-f]{16}/, '<hash>'))
+    .sort();
+
+const indexFiles = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.index'));
+
+const isRelay = (list: ListSource<Lookup>, ip: string) =>
   list.current?.data.lookup(parseIp(ip)!) !== undefined;
 
 describe('ListSource (relay egress list)', () => {
@@ -206,9 +243,10 @@ describe('ListSource (relay egress list)', () => {
     const first = source({ cacheDir: dir });
     await first.list.refresh();
     await first.list.close();
-    expect(readdirSync(dir).sort()).toEqual([
-      expect.stringMatching(/^apple-private-relay-[0-9a-f]{16}\.json$/),
-      expect.stringMatching(/^apple-private-relay-[0-9a-f]{16}\.list$/),
+    expect(listing(dir)).toEqual([
+      'apple-private-relay-<hash>.index',
+      'apple-private-relay-<hash>.json',
+      'apple-private-relay-<hash>.list',
     ]);
 
     upstream.reset();
@@ -353,7 +391,7 @@ describe('ListSource parsing in a worker thread', () => {
     let entry: URL | undefined;
     const { list, status } = source({
       cacheDir: dir,
-      parse: (body, signal) => parseRelayList('geofeed', body, signal, entry),
+      parse: (body, signal) => parseRelayList('geofeed', body, { signal, entry }),
     });
     await list.refresh();
     const before = list.current!;
@@ -390,12 +428,10 @@ describe('ListSource parsing in a worker thread', () => {
       parse: (body, signal) => {
         parsing();
         // A worker that never answers: close() can only end the parse by terminating it.
-        return parseRelayList(
-          'geofeed',
-          body,
+        return parseRelayList('geofeed', body, {
           signal,
-          new URL('data:text/javascript,setInterval(() => {}, 1000)'),
-        );
+          entry: new URL('data:text/javascript,setInterval(() => {}, 1000)'),
+        });
       },
     });
     const started = list.start();
@@ -426,7 +462,7 @@ describe('ListSource parsing in a worker thread', () => {
       cacheDir: dir,
       parse: (body, signal) => {
         parsing();
-        return offThread(body, signal);
+        return parseRelayList('geofeed', body, { signal, store: { dir, prefix: info.id } });
       },
     });
     const started = second.list.start();
@@ -437,5 +473,138 @@ describe('ListSource parsing in a worker thread', () => {
     expect(second.list.current).toBeUndefined();
     expect(upstream.count()).toBe(0);
     expect(logged.filter((l) => l.msg === 'persisted list unusable')).toEqual([]);
+    expect(descriptorsUnder(dir)).toEqual([]);
+  });
+});
+
+describe('the relay index file in the list cache directory', () => {
+  const V2 = `${APPLE}192.0.2.0/24,US,US-NY,New York,\n`;
+
+  it('is written at the first load, reused by another process, replaced by a refresh with a new body', async () => {
+    const dir = freshDir();
+    const a = source({ cacheDir: dir });
+    await a.list.refresh();
+    expect(a.origins).toEqual(['written']);
+    const [first] = indexFiles(dir);
+    expect(first).toMatch(/^apple-private-relay-[0-9a-f]{16}\.index$/);
+    const written = statSync(join(dir, first!));
+    expect(descriptorsUnder(dir)).toEqual([join(dir, first!)]);
+
+    // Another worker process of the machine loads the same list: it opens that file, parsing nothing.
+    const b = source({ cacheDir: dir });
+    await b.list.refresh();
+    expect(b.origins).toEqual(['reused']);
+    expect(indexFiles(dir)).toEqual([first]);
+    expect(statSync(join(dir, first!))).toMatchObject({ ino: written.ino, mtimeMs: written.mtimeMs });
+    expect(isRelay(b.list, '172.224.226.1')).toBe(true);
+
+    // A new body: a new file; the old one, which no list of this process uses any more, is removed.
+    served = { status: 200, body: V2, etag: '"v2"' };
+    await a.list.refresh();
+    expect(a.origins).toEqual(['written', 'written']);
+    const [second] = indexFiles(dir);
+    expect(indexFiles(dir)).toEqual([second]);
+    expect(second).not.toBe(first);
+    expect(a.files.open).toBe(1);
+    expect(isRelay(a.list, '192.0.2.1')).toBe(true);
+    // The other process still reads the file it opened, removed or not, until its own refresh.
+    expect(descriptorsUnder(dir).sort()).toEqual(
+      [`${join(dir, first!)} (deleted)`, join(dir, second!)].sort(),
+    );
+    expect(isRelay(b.list, '172.224.226.1')).toBe(true);
+    expect(isRelay(b.list, '192.0.2.1')).toBe(false);
+    await b.list.refresh();
+    expect(b.origins).toEqual(['reused', 'reused']);
+    expect(isRelay(b.list, '192.0.2.1')).toBe(true);
+    expect(descriptorsUnder(dir)).toEqual([join(dir, second!), join(dir, second!)]);
+
+    // Closed: no descriptor left; the file in use stays, beside the persisted list it was built from.
+    await a.list.close();
+    await b.list.close();
+    expect(descriptorsUnder(dir)).toEqual([]);
+    expect(a.list.current).toBeUndefined();
+    expect(readdirSync(dir).filter((name) => !/\.(json|list)$/.test(name))).toEqual([second]);
+
+    // A restart loads the persisted copy and opens its index without parsing.
+    upstream.fault = 'timeout';
+    const c = source({ cacheDir: dir });
+    await c.list.start();
+    expect(c.origins).toEqual(['reused']);
+    expect(isRelay(c.list, '192.0.2.1')).toBe(true);
+    await c.list.close();
+    expect(descriptorsUnder(dir)).toEqual([]);
+  });
+
+  it("removes at the first load the index files older lists left, and never the other list's", async () => {
+    const dir = freshDir();
+    writeFileSync(join(dir, 'apple-private-relay-0123456789abcdef.index'), 'an index of last month');
+    writeFileSync(join(dir, 'tor-exit-list-0123456789abcdef.index'), "the Tor list's");
+    writeFileSync(
+      join(dir, 'apple-private-relay-0123456789abcdef.index.1-1-ab.tmp'),
+      'another process writing',
+    );
+    const { list } = source({ cacheDir: dir });
+    await list.refresh();
+    expect(listing(dir)).toEqual([
+      'apple-private-relay-<hash>.index',
+      'apple-private-relay-<hash>.index.1-1-ab.tmp',
+      'apple-private-relay-<hash>.json',
+      'apple-private-relay-<hash>.list',
+      'tor-exit-list-<hash>.index',
+    ]);
+    expect(indexFiles(dir)[0]).not.toBe('apple-private-relay-0123456789abcdef.index');
+    await list.close();
+  });
+
+  it('releases a persisted copy whose parse ends after a download brought a newer one', async () => {
+    const dir = freshDir();
+    const first = source({ cacheDir: dir });
+    await first.list.refresh();
+    await first.list.close();
+
+    // The persisted copy's parse is held until the download's has swapped its copy in.
+    let downloaded: () => void = () => {};
+    const swapped = new Promise<void>((resolve) => (downloaded = resolve));
+    const files = new RelayIndexFiles({ dir, provider: info.id, format: 'geofeed', log });
+    let calls = 0;
+    const second = source({
+      cacheDir: dir,
+      parse: async (body, signal) => {
+        const call = calls++;
+        const parsed = await files.parse(body, signal);
+        if (call === 0) await swapped;
+        return parsed;
+      },
+    });
+    const started = second.list.start();
+    await vi.waitFor(() => expect(calls).toBe(1));
+    await second.list.refresh();
+    downloaded();
+    await started;
+    // Both parses opened the index; the one not taken was released (closed), not leaked.
+    expect(descriptorsUnder(dir)).toHaveLength(1);
+    await second.list.close();
+    expect(descriptorsUnder(dir)).toEqual([]);
+  });
+
+  it('without a writable directory serves the index from memory and says so once', async () => {
+    const blocker = join(freshDir(), 'a-file');
+    writeFileSync(blocker, 'a file where the cache directory would go');
+    for (const cacheDir of [join(blocker, 'cache'), undefined]) {
+      const before = logged.length;
+      const { list, origins } = source({ cacheDir });
+      await list.refresh();
+      expect(isRelay(list, '172.224.226.1')).toBe(true);
+      served = { status: 200, body: V2, etag: '"v2"' };
+      await list.refresh();
+      expect(origins).toEqual(['memory', 'memory']);
+      expect(isRelay(list, '192.0.2.1')).toBe(true);
+      const warnings = logged
+        .slice(before)
+        .filter((l) => l.msg.startsWith('relay index could not be written'));
+      expect(warnings).toHaveLength(1);
+      await list.close();
+      served = { status: 200, body: APPLE, etag: ETAG };
+    }
   });
 });

@@ -18,6 +18,7 @@ import { AsnIndex } from './asn-index.js';
 import type { BuildReply, BuildRequest } from './asn-index-worker.js';
 import { BlockFile, type BlockFileOptions } from './block-file.js';
 import { startModuleWorker } from './module-worker.js';
+import { openIndexFile } from './segment-file.js';
 
 /**
  * Part of the file name: bump it when the parse or the overlap resolution
@@ -60,7 +61,7 @@ export async function openAsnIndex(opts: OpenAsnIndexOptions): Promise<OpenedAsn
     if (path !== undefined) {
       // Another process building this index: wait for its file rather than build a second copy at once.
       for (const deadline = Date.now() + LOCK_WAIT_MS; ; ) {
-        const index = openIndexFile(path, blocks);
+        const index = openIndexFile(path, blocks, (file) => new AsnIndex(file));
         if (index) return { index, origin: 'reused', path, writeError: undefined };
         const lock = await takeLock(`${path}.lock`);
         locked = lock === 'taken';
@@ -123,22 +124,6 @@ export async function asnIndexFileName(sources: readonly string[]): Promise<stri
     hash.update(JSON.stringify([resolve(source), size, mtimeMs]));
   }
   return `asn-index-${hash.digest('hex').slice(0, 16)}.bin`;
-}
-
-/** The index at `path`, or undefined when there is none or it is unusable (then it is rebuilt over). */
-function openIndexFile(path: string, blocks: BlockFileOptions | undefined): AsnIndex | undefined {
-  let file: BlockFile;
-  try {
-    file = BlockFile.open(path, blocks);
-  } catch {
-    return undefined;
-  }
-  try {
-    return new AsnIndex(file);
-  } catch {
-    file.close();
-    return undefined;
-  }
 }
 
 const WORKER = new URL(`./asn-index-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);

@@ -6,12 +6,12 @@
  * event loop is not blocked for the second the parse takes; this thread's
  * heap is freed when it exits.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
-import { parentPort, threadId, workerData } from 'node:worker_threads';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
 import { encodeAsnIndex } from './asn-index.js';
 import { AsnTableBuilder } from './asn-table.js';
+import { writeFileAtomically } from './atomic-file.js';
 
 export interface BuildRequest {
   sources: readonly string[];
@@ -31,29 +31,11 @@ function build({ sources, output }: BuildRequest): { reply: BuildReply; transfer
   const index = encodeAsnIndex(builder.build());
   if (output === undefined) return { reply: inMemory(index, undefined), transfer: [arrayBufferOf(index)] };
   try {
-    writeAtomically(output, index);
+    // Replacing: a file that was there is one openAsnIndex found unusable (or a racing builder's, identical).
+    writeFileAtomically(output, index, { replace: true });
     return { reply: { ok: true, written: true }, transfer: [] };
   } catch (err) {
     return { reply: inMemory(index, describe(err).message), transfer: [arrayBufferOf(index)] };
-  }
-}
-
-/**
- * Temporary file, then rename: atomic on POSIX, so a reader never sees half
- * a file, and processes building at once each rename a complete, identical
- * file over the other's.
- */
-function writeAtomically(path: string, data: Buffer): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}-${threadId}-${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    writeFileSync(tmp, data);
-    renameSync(tmp, path);
-  } catch (err) {
-    try {
-      unlinkSync(tmp);
-    } catch {}
-    throw err;
   }
 }
 

@@ -22,6 +22,9 @@
  *  - Refreshes run every 24 h; after a failure, sooner (1 min, doubling).
  *    Timers are unref'd and close() cancels them, aborts a download and ends
  *    a parse in flight.
+ *  - Parsed data that no snapshot holds any more (replaced, or the copy in
+ *    use at close()) goes to the caller's release(), which may free what it
+ *    holds (the relay lists close their index files).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
@@ -81,6 +84,14 @@ export interface ListSourceOptions<T> {
    * that is not the list, and with the signal's reason once aborted (close()).
    */
   parse(body: Buffer, signal: AbortSignal): Promise<ParsedList<T>>;
+  /**
+   * Lets go of parsed data no snapshot holds any more: the copy a refresh
+   * replaced (right after the swap: lookups are synchronous, so none is still
+   * reading it), a persisted copy whose parse ended after a download had
+   * brought a newer one, and the copy in use at close(). For data that holds
+   * a resource (the relay lists' index files).
+   */
+  release?(data: T): void;
   http: HttpClient;
   registry: ProviderRegistry;
   clock: Clock;
@@ -176,6 +187,17 @@ export class ListSource<T> {
     this.#timer = undefined;
     this.#abort.abort();
     await Promise.all([this.#loading, this.#inflight]);
+    // No copy in use once closed: a lookup racing the shutdown is told the list is not loaded.
+    const current = this.#current;
+    this.#current = undefined;
+    if (current) this.#opts.release?.(current.data);
+  }
+
+  /** Puts a newly parsed copy in use and releases the one it replaces. */
+  #swap(next: ListSnapshot<T>): void {
+    const previous = this.#current;
+    this.#current = next;
+    if (previous && previous.data !== next.data) this.#opts.release?.(previous.data);
   }
 
   #scheduleNext(): void {
@@ -241,12 +263,12 @@ export class ListSource<T> {
     let kept = false;
     try {
       const parsed = await this.#parse(res.body);
-      this.#current = {
+      this.#swap({
         data: parsed.data,
         entries: parsed.entries,
         updatedAt: clock(),
         source: this.sourceUrl,
-      };
+      });
       this.#etag = headerValue(res.headers.etag);
       this.#lastModified = headerValue(res.headers['last-modified']);
       kept = await this.#persist(staged, bytes);
@@ -269,12 +291,12 @@ export class ListSource<T> {
       });
     }
     const parsed = await this.#parse(body);
-    this.#current = {
+    this.#swap({
       data: parsed.data,
       entries: parsed.entries,
       updatedAt: Math.floor(mtime),
       source: this.sourceUrl,
-    };
+    });
     this.#fileMtime = mtime;
     return 'updated';
   }
@@ -326,13 +348,16 @@ export class ListSource<T> {
     if (meta.url !== this.#opts.url || meta.bytes !== body.length) return;
     try {
       const parsed = await this.#parse(body);
-      if (this.#current) return; // a refresh that ran meanwhile brought a newer copy
-      this.#current = {
+      if (this.#current) {
+        this.#opts.release?.(parsed.data); // a refresh that ran meanwhile brought a newer copy
+        return;
+      }
+      this.#swap({
         data: parsed.data,
         entries: parsed.entries,
         updatedAt: meta.updated_at,
         source: this.sourceUrl,
-      };
+      });
       this.#etag = meta.etag;
       this.#lastModified = meta.last_modified;
       this.#opts.log.info(

@@ -10,11 +10,14 @@
  * Each row is kept as its prefix length and an index into a table of
  * distinct egress regions (a few thousand), so the prefix text and the geo
  * hint are rebuilt from the matched address at lookup time instead of
- * holding 290 000 strings.
+ * holding 290 000 strings. The service parses a list into a RelayIndex in a
+ * worker thread and answers from its serialized form, a file
+ * (relay-index-file.ts); RelayIndex's own lookups are the reference that
+ * file's answers are tested against.
  */
 import { forEachLine, ListFormatError, splitCsvLine } from './csv.js';
 import { type ParsedIp, parsePrefix, prefixOf } from './ip-number.js';
-import { NO_MATCH, type RangeColumns, RangeTable, RangeTableBuilder } from './range-table.js';
+import { NO_MATCH, type RangeTable, RangeTableBuilder } from './range-table.js';
 
 export interface EgressRegion {
   /** ISO 3166-1 alpha-2, upper case. */
@@ -62,62 +65,17 @@ export class RelayIndex {
     return this.#table.byteLength + this.#bits.byteLength + this.#regionOf.byteLength;
   }
 
-  /**
-   * The index as postMessage takes it, and the ArrayBuffers to list for
-   * transfer: a worker thread that parsed the list hands the arrays over
-   * without a copy. Posting with that list detaches them here, so this index
-   * answers nothing afterwards; rebuild one with fromTransferable().
-   */
-  toTransferable(): { index: TransferableRelayIndex; transfer: ArrayBuffer[] } {
-    const { v4, v6 } = this.#table.columns;
-    const index: TransferableRelayIndex = {
-      v4,
-      v6,
-      overlaps: this.#table.overlaps,
-      bits: this.#bits,
-      regionOf: this.#regionOf,
-      regions: this.#regions,
-    };
-    const arrays = [v4.starts, v4.ends, v4.values, v6.starts, v6.ends, v6.values, this.#bits, this.#regionOf];
-    // A buffer listed twice makes postMessage throw; every array owns its buffer today, but nothing requires it.
-    const transfer = new Set<ArrayBuffer>();
-    for (const array of arrays) {
-      if (!(array.buffer instanceof ArrayBuffer)) throw new TypeError('relay index held in shared memory');
-      transfer.add(array.buffer);
-    }
-    return { index, transfer: [...transfer] };
+  /** What the index holds, for the writer that serializes it (relay-index-file.ts). Read-only. */
+  get rows(): {
+    table: RangeTable;
+    /** Per row: the prefix length. */
+    bits: Uint8Array;
+    /** Per row: an index into `regions`, or -1. */
+    regionOf: Int32Array;
+    regions: readonly EgressRegion[];
+  } {
+    return { table: this.#table, bits: this.#bits, regionOf: this.#regionOf, regions: this.#regions };
   }
-
-  /** The index that toTransferable() described, over the very arrays received (no copy). */
-  static fromTransferable(data: TransferableRelayIndex): RelayIndex {
-    const { v4, v6, bits, regionOf } = data;
-    const rows = bits.length;
-    // Arrays of the wrong length would give wrong answers, not errors: refuse them (a detached array reads as empty).
-    if (
-      regionOf.length !== rows ||
-      v4.ends.length !== v4.starts.length ||
-      v4.values.length !== v4.starts.length ||
-      v6.starts.length !== v6.values.length * 4 ||
-      v6.ends.length !== v6.values.length * 4
-    ) {
-      throw new TypeError('relay index received with inconsistent arrays');
-    }
-    // Structured cloning drops the freeze that intern() gave each region: lookups hand them out.
-    const regions = data.regions.map((region) => Object.freeze(region));
-    return new RelayIndex(new RangeTable(v4, v6, data.overlaps), bits, regionOf, regions);
-  }
-}
-
-/** RelayIndex as structured cloning carries it: typed arrays and plain objects only. */
-export interface TransferableRelayIndex {
-  v4: RangeColumns;
-  v6: RangeColumns;
-  overlaps: number;
-  /** Per row: the prefix length. */
-  bits: Uint8Array;
-  /** Per row: an index into `regions`, or -1. */
-  regionOf: Int32Array;
-  regions: readonly EgressRegion[];
 }
 
 /** What a parse skipped, for logs and for refusing a body that is not the list at all. */

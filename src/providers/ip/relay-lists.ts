@@ -2,7 +2,9 @@
  * The two relay families ip-privacy matches against, each a ListSource kept
  * fresh in the background: iCloud Private Relay's egress geofeed
  * (RELAY_RANGES_URL, or RELAY_RANGES_FILE) and the Tor bulk exit list
- * (TOR_EXIT_LIST_URL).
+ * (TOR_EXIT_LIST_URL). Each list's index is a file in LIST_CACHE_DIR that
+ * lookups read through a small cache (relay-index-files.ts), so the page
+ * cache holds one copy per machine rather than every process its own.
  *
  * A match in any loaded list is an answer. "No match" is only an answer when
  * every list has loaded: before that the verdict is unknown, never a false
@@ -13,11 +15,13 @@ import type { Config } from '../../config/index.js';
 import type { ProviderCatalog } from '../catalog.js';
 import type { HttpClient } from '../http-client.js';
 import type { ProviderRegistry } from '../registry.js';
-import type { ProviderAttempt } from '../types.js';
+import type { ProviderAttempt, ProviderInfo } from '../types.js';
 import type { ParsedIp } from './ip-number.js';
 import { type ListLogger, ListSource, type Scheduler } from './list-source.js';
-import type { EgressRegion, RelayIndex } from './relay-index.js';
-import { parseRelayList } from './relay-list-parse.js';
+import type { EgressRegion } from './relay-index.js';
+import type { RelayIndexFile } from './relay-index-file.js';
+import { RelayIndexFiles } from './relay-index-files.js';
+import type { RelayListFormat } from './relay-list-worker.js';
 
 export type RelayProvider = 'iCloud Private Relay' | 'Tor';
 
@@ -42,7 +46,7 @@ export type RelayVerdict = RelayMatch | null | undefined;
 
 interface Family {
   provider: RelayProvider;
-  source: ListSource<RelayIndex>;
+  source: ListSource<RelayIndexFile>;
 }
 
 export class RelayLists {
@@ -119,19 +123,27 @@ export interface RelayListsDeps {
 export function createRelayLists(deps: RelayListsDeps): RelayLists {
   const { config, catalog, http, registry, clock, log, scheduler } = deps;
   const common = { http, registry, clock, log, scheduler, cacheDir: config.listCacheDir };
-  const apple = new ListSource<RelayIndex>({
+  // Parsed off the main thread (the ~12 MB list would block the event loop and grow the heap for good)
+  // into an index file in the list cache directory, which lookups read through a small cache.
+  const indexes = (info: ProviderInfo, format: RelayListFormat) => {
+    const files = new RelayIndexFiles({ dir: config.listCacheDir, provider: info.id, format, log });
+    return {
+      parse: (body: Buffer, signal: AbortSignal) => files.parse(body, signal),
+      release: (index: RelayIndexFile) => files.release(index),
+    };
+  };
+  const apple = new ListSource<RelayIndexFile>({
     ...common,
     info: catalog.relayRanges,
     url: config.relayRangesUrl,
     file: config.relayRangesFile,
-    // Off the main thread: the ~12 MB list would block the event loop and grow the heap for good.
-    parse: (body, signal) => parseRelayList('geofeed', body, signal),
+    ...indexes(catalog.relayRanges, 'geofeed'),
   });
-  const tor = new ListSource<RelayIndex>({
+  const tor = new ListSource<RelayIndexFile>({
     ...common,
     info: catalog.torExits,
     url: config.torExitListUrl,
-    parse: (body, signal) => parseRelayList('tor-exits', body, signal),
+    ...indexes(catalog.torExits, 'tor-exits'),
   });
   // Both lists are consulted for every answer, so each is the primary of its own family.
   registry.registerChain('ip-privacy', [apple]);
