@@ -18,7 +18,7 @@ import type { ProviderRegistry } from '../registry.js';
 import type { ProviderAttempt, ProviderInfo } from '../types.js';
 import type { ParsedIp } from './ip-number.js';
 import { type ListLogger, ListSource, type Scheduler } from './list-source.js';
-import type { EgressRegion } from './relay-index.js';
+import type { EgressRegion, RelayHit } from './relay-index.js';
 import type { RelayIndexFile } from './relay-index-file.js';
 import { RelayIndexFiles } from './relay-index-files.js';
 import type { RelayListFormat } from './relay-list-worker.js';
@@ -51,6 +51,8 @@ interface Family {
 
 export class RelayLists {
   readonly #families: readonly Family[];
+  /** Per provider: why its index file could not be read the last time it was asked (cleared by a read). */
+  readonly #readErrors = new Map<RelayProvider, string>();
 
   constructor(families: readonly Family[]) {
     this.#families = families;
@@ -64,7 +66,20 @@ export class RelayLists {
         complete = false;
         continue;
       }
-      const hit = snapshot.data.lookup(ip);
+      let hit: RelayHit | undefined;
+      try {
+        hit = snapshot.data.lookup(ip);
+        this.#readErrors.delete(provider);
+      } catch (err) {
+        // The index is a file (a disk error, a file truncated under us): that list cannot say,
+        // which is the "not loaded" answer (503 naming it), not a crash of the request.
+        this.#readErrors.set(
+          provider,
+          `upstream_error: the list's index could not be read: ${errorText(err)}`,
+        );
+        complete = false;
+        continue;
+      }
       if (hit) return { provider, ...hit };
     }
     return complete ? null : undefined;
@@ -75,9 +90,11 @@ export class RelayLists {
    * refresh's error, for an answer that cannot be given until every list has loaded.
    */
   attempts(): ProviderAttempt[] {
-    return this.#families.map(({ source }): ProviderAttempt => {
+    return this.#families.map(({ provider, source }): ProviderAttempt => {
       const { id, name } = source.info;
-      if (source.current) return { id, name, status: 'ok' };
+      const readError = this.#readErrors.get(provider);
+      if (source.current && readError === undefined) return { id, name, status: 'ok' };
+      if (readError !== undefined) return { id, name, status: 'failed', error: readError };
       return {
         id,
         name,
@@ -152,4 +169,11 @@ export function createRelayLists(deps: RelayListsDeps): RelayLists {
     { provider: 'iCloud Private Relay', source: apple },
     { provider: 'Tor', source: tor },
   ]);
+}
+
+/** A system error by its code (its message names a path); anything else by its message. */
+function errorText(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return code;
+  return err instanceof Error ? err.message : String(err);
 }
