@@ -406,6 +406,9 @@ export function challengeActive(config: Config): boolean {
  */
 export const UNCONFIGURED_UPSTREAM_PORT = 1;
 
+/** testConfig()'s LIST_CACHE_DIR, removed when the test run ends (test/global-setup.ts). */
+export const TEST_LIST_CACHE_DIR = join(tmpdir(), 'netdiag-test-lists');
+
 /**
  * Config for tests and benchmarks: the defaults plus overrides, never reading process.env.
  * Every upstream is on loopback: the lists an app downloads in the background by itself
@@ -426,6 +429,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     TURNSTILE_VERIFY_URL: `${unconfigured}/turnstile/v0/siteverify`,
     RELAY_RANGES_URL: 'https://127.0.0.1:9/egress-ip-ranges.csv',
     TOR_EXIT_LIST_URL: 'https://127.0.0.1:9/torbulkexitlist',
+    // Apart from a deployment's: the indexes tests build from their fixtures go with the test run.
+    LIST_CACHE_DIR: TEST_LIST_CACHE_DIR,
   };
   return Object.freeze({ ...loadConfig({ LOG_LEVEL: 'silent', ...upstreams }), ...overrides });
 }
