@@ -6,6 +6,7 @@
  * while a list of Apple's size loads, a broken worker failing like a bad list,
  * close() ending a parse.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -118,6 +119,12 @@ type Lookup = Pick<RelayIndex, 'lookup'>;
  * in the cache directory (in memory without one), released when replaced. `origins` records each
  * parse's: the file reused, written, or the index in memory. `parse` replaces the service's.
  */
+/**
+ * A ListSource as the service builds one. The sources of one test share a URL of that test's own
+ * (`?test=…`, a query the shown source URL leaves out), so they share persisted copies while
+ * `requests()` are that test's alone: a download an earlier test aborted may still reach the fake
+ * later on a busy machine.
+ */
 function source(
   opts: {
     cacheDir?: string;
@@ -128,13 +135,18 @@ function source(
   } = {},
 ) {
   const timers = manualScheduler();
+  const test = createHash('sha256')
+    .update(expect.getState().currentTestName ?? '')
+    .digest('hex')
+    .slice(0, 12);
+  const url = new URL(opts.url ?? `${upstream.url}/egress-ip-ranges.csv?test=${test}`);
   const registry = opts.registry ?? new ProviderRegistry(() => now);
   registry.registerChain('ip-privacy', [{ info }]);
   const files = new RelayIndexFiles({ dir: opts.cacheDir, provider: info.id, format: 'geofeed', log });
   const origins: ParsedRelayList['origin'][] = [];
   const list = new ListSource<Lookup>({
     info,
-    url: opts.url ?? `${upstream.url}/egress-ip-ranges.csv`,
+    url: url.href,
     file: opts.file,
     cacheDir: opts.cacheDir,
     parse:
@@ -159,6 +171,8 @@ function source(
     timers,
     files,
     origins,
+    requests: () =>
+      upstream.requests.filter((r) => r.path === url.pathname && `${r.query}` === `${url.searchParams}`),
     status: () => registry.list().find((p) => p.id === info.id)!.status,
   };
 }
@@ -176,11 +190,11 @@ const isRelay = (list: ListSource<Lookup>, ip: string) =>
 
 describe('ListSource (relay egress list)', () => {
   it('starts without waiting for the download, then swaps the new copy in', async () => {
-    const { list, status } = source({ cacheDir: freshDir() });
+    const { list, status, requests } = source({ cacheDir: freshDir() });
     await list.start();
     expect(list.current).toBeUndefined(); // start() does not wait for the network
     await list.refresh(); // joins the download start() began
-    expect(upstream.count('/egress-ip-ranges.csv')).toBe(1);
+    expect(requests()).toHaveLength(1);
     expect(list.current).toMatchObject({
       entries: 428,
       updatedAt: now,
@@ -193,12 +207,12 @@ describe('ListSource (relay egress list)', () => {
   });
 
   it('refreshes conditionally: a 304 keeps the data and moves updated_at', async () => {
-    const { list } = source();
+    const { list, requests } = source();
     await list.refresh();
     const first = list.current!;
     now += 86_400_000;
     await list.refresh();
-    const conditional = upstream.requests[1]!;
+    const conditional = requests()[1]!;
     expect(conditional.headers['if-none-match']).toBe(ETAG);
     expect(conditional.headers['if-modified-since']).toBe(LAST_MODIFIED);
     expect(list.current!.data).toBe(first.data); // same snapshot: nothing was re-parsed
@@ -261,7 +275,7 @@ describe('ListSource (relay egress list)', () => {
     const third = source({ cacheDir: dir });
     await third.list.start();
     await third.list.refresh();
-    expect(upstream.requests[0]!.headers['if-none-match']).toBe(ETAG);
+    expect(third.requests()[0]!.headers['if-none-match']).toBe(ETAG);
     await third.list.close();
   });
 
@@ -282,7 +296,7 @@ describe('ListSource (relay egress list)', () => {
     const file = join(dir, 'relay.csv');
     writeFileSync(file, APPLE);
     utimesSync(file, new Date('2026-11-01T00:00:00Z'), new Date('2026-11-01T00:00:00Z'));
-    const { list, timers } = source({ file });
+    const { list, timers, requests } = source({ file });
     await list.start();
     expect(list.current).toMatchObject({ entries: 428, updatedAt: Date.parse('2026-11-01T00:00:00Z') });
     expect(list.current!.source).toBe(basename(file));
@@ -295,7 +309,7 @@ describe('ListSource (relay egress list)', () => {
     await list.refresh();
     expect(isRelay(list, '198.51.100.1')).toBe(true);
     expect(isRelay(list, '172.224.226.1')).toBe(false);
-    expect(upstream.count()).toBe(0);
+    expect(requests()).toEqual([]);
     await list.close();
   });
 
@@ -471,7 +485,7 @@ describe('ListSource parsing in a worker thread', () => {
     expect(relayParseWorkersRunning()).toBe(0);
     await started;
     expect(second.list.current).toBeUndefined();
-    expect(upstream.count()).toBe(0);
+    expect(second.requests()).toEqual([]);
     expect(logged.filter((l) => l.msg === 'persisted list unusable')).toEqual([]);
     expect(descriptorsUnder(dir)).toEqual([]);
   });
