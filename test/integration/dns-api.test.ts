@@ -57,7 +57,7 @@ function app(opts: { resolvers?: string[]; clock?: () => number } = {}) {
     ca,
     clock: opts.clock,
     dnsOptions: { udpRetryAfterMs: 100 },
-    config: { dnsResolvers: opts.resolvers ?? [primary.doh, fallback.doh], providerTimeoutMs: 1500 },
+    config: { dnsResolvers: opts.resolvers ?? [primary.doh, fallback.doh], providerTimeoutMs: 5_000 },
   });
 }
 

@@ -31,7 +31,7 @@ const app = (config: Record<string, unknown> = unlimited) =>
   buildTestApp({
     ca,
     dnsOptions: { udpRetryAfterMs: 100 },
-    config: { dnsResolvers: [dns.doh], providerTimeoutMs: 1000, ...config },
+    config: { dnsResolvers: [dns.doh], providerTimeoutMs: 5_000, ...config },
   });
 
 describe('GET /api/email-security input', () => {
