@@ -22,6 +22,7 @@ import metricsPlugin from './plugins/metrics.js';
 import openapi from './plugins/openapi.js';
 import rateLimit from './plugins/rate-limit.js';
 import strictJson from './plugins/strict-json.js';
+import { providerPlugins } from './providers/plugins.js';
 
 export interface BuildOptions extends AppDeps {
   /** A pino logger to use instead of one built from config (tests read log lines through it). */
@@ -157,7 +158,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => ctx.close());
 
-  await app.register(errorsPlugin);
+  await app.register(errorsPlugin, { onInternalError: () => ctx.metrics.internalErrors.inc() });
   const trusted = trustRule(config.trustProxy);
   await app.register(connectionGuard, {
     maxPerAddress: config.maxConnectionsPerIp,
@@ -188,6 +189,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
   await app.register(openapi);
 
+  // The provider families first (each decorates the instance and owns its lifecycle), then the routes that read them.
+  for (const plugin of providerPlugins) await app.register(plugin, { ctx });
   for (const feature of features) await app.register(feature, { ctx });
 
   return app;

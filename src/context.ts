@@ -1,7 +1,8 @@
 /**
  * The shared mechanisms every feature stands on, built once per app: one
  * cache (+ single-flight loader), one provider registry, one provider chain,
- * one outbound HTTP client, one metrics registry.
+ * one HTTP client for configured upstreams, one outbound client for every
+ * other destination, one metrics registry.
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -10,6 +11,7 @@ import { MemoryCache } from './cache/memory.js';
 import { createRedisClient, RedisCache } from './cache/redis.js';
 import type { Cache, CacheEvents, Clock } from './cache/types.js';
 import type { Config } from './config/index.js';
+import { Outbound } from './net/outbound.js';
 import { Metrics } from './plugins/metrics.js';
 import { ProviderChain } from './providers/chain.js';
 import type { CrtshOptions } from './providers/ct/crtsh.js';
@@ -30,6 +32,8 @@ export interface AppContext {
   readonly http: HttpClient;
   /** The one DNS client: every service asks DNS through it. */
   readonly dns: DnsResolver;
+  /** The one client for destinations no operator configured (user- or upstream-named): net/outbound.ts. */
+  readonly outbound: Outbound;
   /** Trust anchors for fixture upstreams in tests; production uses the system store + NODE_EXTRA_CA_CERTS. */
   readonly ca: string | string[] | undefined;
   /** crt.sh tuning from AppDeps; empty in production. */
@@ -83,6 +87,12 @@ export function createContext(config: Config, log: Logger, deps: AppDeps = {}): 
   const dnsProviders = createDnsProviders(config.dnsResolvers, { ...deps.dnsOptions, ca: deps.ca });
   registry.registerChain('dns', dnsProviders);
   const dns = new DnsResolver(chain, dnsProviders);
+  const outbound = new Outbound({
+    resolver: dns,
+    allowCidrs: config.unsafeAllowTargetCidrs,
+    ...(deps.ca ? { ca: deps.ca } : {}),
+    timeoutMs: config.providerTimeoutMs,
+  });
 
   return {
     config,
@@ -95,6 +105,7 @@ export function createContext(config: Config, log: Logger, deps: AppDeps = {}): 
     chain,
     http,
     dns,
+    outbound,
     ca: deps.ca,
     crtsh: deps.crtsh ?? {},
     async close() {

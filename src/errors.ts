@@ -70,6 +70,11 @@ export function upstreamFailed(what: string, providersTried: ProviderAttempt[]):
   return new AppError(502, 'upstream_failed', `${what}: every provider failed`, { providersTried });
 }
 
+/** Every provider asked answered that it holds nothing for this question: not a failure, not an answer. */
+export function noProviderData(what: string, providersTried: ProviderAttempt[]): AppError {
+  return new AppError(404, 'not_found', `${what}: no provider has data for this`, { providersTried });
+}
+
 export function tooManyRequests(retryAfterSeconds: number, group: string): AppError {
   return new AppError(
     429,

@@ -8,7 +8,6 @@
  * beyond the text exposition format.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 
 export interface MetricsListenerOptions {
@@ -62,7 +61,8 @@ export async function serveMetrics(opts: MetricsListenerOptions): Promise<Metric
       resolve();
     });
   });
-  const { address, port } = server.address() as AddressInfo;
+  // Listening on a port (not a pipe): address() is an AddressInfo.
+  const { address, port } = server.address() as Exclude<ReturnType<typeof server.address>, string | null>;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}/metrics`;
   opts.log.info({ url }, 'metrics listening');
   return {

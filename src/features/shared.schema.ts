@@ -8,7 +8,11 @@ export const ProviderAttemptSchema = Type.Object(
   {
     id: Type.String(),
     name: Type.String(),
-    status: Type.Enum(['ok', 'failed']),
+    status: Type.Enum(['ok', 'no_data', 'failed'], {
+      description:
+        '`ok`: it answered; `no_data`: it answered that it holds nothing for this (the next provider was ' +
+        'asked; not a failure); `failed`: an operational failure, described by `error`.',
+    }),
     error: Type.Optional(Type.String()),
   },
   { description: 'One provider consulted for this answer, in order.' },

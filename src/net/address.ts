@@ -30,6 +30,10 @@
  * where an IPv4 address is embedded: the well-known NAT64 prefix
  * 64:ff9b::/96, IPv4-mapped addresses, 6to4 and Teredo are classified by
  * the embedded IPv4 address(es), since that is where a packet ends up.
+ *
+ * Why one file: the registries' tables and the parsers that turn every text
+ * spelling into the bits they are checked against are one safety decision;
+ * split, a parser could drift from the table it feeds.
  */
 import { isIPv4, isIPv6 } from 'node:net';
 import { domainToASCII } from 'node:url';
@@ -362,9 +366,15 @@ function formatIPv4(bytes: Uint8Array): string {
   return Array.from(bytes).join('.');
 }
 
-/** RFC 5952 text: lower case, no leading zeros, the longest run of two or more zero groups as "::". */
 function formatIPv6(bytes: Uint8Array): string {
-  const groups = Array.from({ length: 8 }, (_, i) => (bytes[i * 2]! << 8) | bytes[i * 2 + 1]!);
+  return formatIPv6Groups(Array.from({ length: 8 }, (_, i) => (bytes[i * 2]! << 8) | bytes[i * 2 + 1]!));
+}
+
+/**
+ * The one IPv6 formatter: eight 16-bit groups as RFC 5952 §4 text (lower case, no
+ * leading zeros, the longest run of two or more zero groups, the first of equals, as "::").
+ */
+export function formatIPv6Groups(groups: readonly number[]): string {
   let best = { start: -1, len: 0 };
   for (let i = 0; i < 8; ) {
     if (groups[i] !== 0) {

@@ -29,6 +29,10 @@
  * `rejectUnauthorized: false` to still see a misconfigured site's headers;
  * each HTTPS hop then reports `tls.authorized` and `tls.authorizationError`,
  * and the caller must surface them.
+ *
+ * Why one file: the redirect loop, the per-hop pinned connector and the
+ * evidence each hop records share one hop context and one deadline; every
+ * exported piece of it would be a way around the checks.
  */
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -39,6 +43,7 @@ import { AppError } from '../errors.js';
 import { USER_AGENT } from '../providers/http-client.js';
 import { classifyAddress, isAllowedByCidrs, parseHostLiteral } from './address.js';
 import { TargetError, type TargetStage, UnsafeTargetError } from './errors.js';
+import { redirectRefusal } from './redirect.js';
 import {
   type AddressResolver,
   assertAllowedPort,
@@ -239,14 +244,13 @@ function checkUrl(input: string | URL, param: string, allowPorts: readonly numbe
   } catch {
     throw new UnsafeTargetError('invalid_host', `${param} ${String(input)} is not a valid URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+  const refusal = redirectRefusal(url);
+  if (refusal !== undefined) {
+    const reason = url.username || url.password ? 'credentials' : 'scheme';
     throw new UnsafeTargetError(
-      'scheme',
-      `${param} scheme ${url.protocol.replace(/:$/, '')} is not allowed (only http and https)`,
+      reason,
+      reason === 'scheme' ? `${param} ${refusal}` : `${param} URL must not carry credentials`,
     );
-  }
-  if (url.username || url.password) {
-    throw new UnsafeTargetError('credentials', `${param} URL must not carry credentials`);
   }
   const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
   if (!allowPorts.includes(port)) assertAllowedPort(port, param);

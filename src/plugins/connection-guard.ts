@@ -12,11 +12,14 @@
  *  - An HTTP/1.1 request without Host (RFC 9112 §3.2) is a 400 `{error}`; Node's own
  *    answer to it (requireHostHeader, turned off in app.ts) is an empty 400.
  */
-import type { Socket } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { canonicalIp, rateLimitKey } from './client-address.js';
 import { sendError } from './errors.js';
+
+/** The server's TCP socket (net.Socket), named through node:http: sockets are src/net/'s business. */
+type Socket = IncomingMessage['socket'];
 
 export interface ConnectionGuardOptions {
   /** 0: no cap. */

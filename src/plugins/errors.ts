@@ -101,13 +101,19 @@ export function sendError(
   return reply.send(body);
 }
 
-async function errorsPlugin(app: FastifyInstance): Promise<void> {
+export interface ErrorsOptions {
+  /** Told of every bug answered 500, to count it. */
+  onInternalError?: () => void;
+}
+
+async function errorsPlugin(app: FastifyInstance, opts: ErrorsOptions): Promise<void> {
   app.setErrorHandler((err: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof AppError) {
       // A 502 or 503 is a state of the world (upstreams down, lists not loaded, load shed), logged
       // once where it arises and counted; only an unexpected server error is worth a line per request.
       if (err.statusCode >= 500 && err.statusCode !== 502 && err.statusCode !== 503) {
         request.log.error({ err }, 'request failed');
+        if (err.statusCode === 500) opts.onInternalError?.();
       }
       return sendError(reply, err.statusCode, err.toBody(), { ...err.headers });
     }
@@ -124,6 +130,7 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
       return sendError(reply, 400, { error: fault, code: 'bad_request' });
     }
     request.log.error({ err }, 'unhandled error');
+    opts.onInternalError?.();
     return sendError(reply, 500, { error: 'internal error', code: 'internal' });
   });
 

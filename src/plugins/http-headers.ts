@@ -78,4 +78,17 @@ async function httpHeadersPlugin(app: FastifyInstance): Promise<void> {
   });
 }
 
+/**
+ * A lookup's body, with the reply marked cacheable as the lookup says: the one-line
+ * handler `async (request, reply) => answer(reply, await lookupX(deps, request.query.x))`.
+ * Returns the body (not the reply) so the route's response schema types it.
+ */
+export function answer<B>(
+  reply: FastifyReply,
+  lookup: { body: B; cache: { hit: boolean; maxAge: number } },
+): B {
+  reply.cacheable(lookup.cache);
+  return lookup.body;
+}
+
 export default fp(httpHeadersPlugin, { name: 'http-headers' });

@@ -46,6 +46,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly internalErrors = new Counter({
+    name: 'netdiag_internal_errors_total',
+    help: 'Bugs: requests answered 500 and parts of multi-part answers marked as internal errors',
+    registers: [this.registry],
+  });
+
   readonly shed = new Counter({
     name: 'netdiag_load_shed_total',
     help: 'Requests answered 503 because the event loop was saturated',

@@ -1,21 +1,39 @@
 /**
  * The one provider chain (docs/architecture.md §1): cache first, then the primary, a
- * fallback only after an operational failure of the one before. A valid
- * negative answer is a value and stops the chain. Unconfigured providers
- * (a fallback lacking its key) are skipped and not listed as tried.
- * Every attempt is recorded; when all fail the caller gets a 502 AppError
- * carrying providers_tried, and nothing is cached.
+ * fallback only after an operational failure of the one before. Each attempt
+ * ends one of three ways:
+ *
+ *  - an answer: a value, possibly a valid negative one (NXDOMAIN, an RDAP 404),
+ *    which stops the chain;
+ *  - no data (the call returns NO_DATA): the provider answered and holds
+ *    nothing for this question; the next one is asked, and it is not a failure;
+ *  - an operational failure (a ProviderError): recorded against the provider;
+ *    the next one is asked.
+ *
+ * Anything else thrown is a bug, not an upstream's doing: it is neither
+ * recorded as a provider failure nor shown in providers_tried; it propagates
+ * to the error handler, which logs it and answers 500 `internal error`.
+ * Unconfigured providers (a fallback lacking its key) are skipped and not
+ * listed as tried. When no provider answers, the caller gets a 502 AppError
+ * carrying providers_tried (404 when every one had no data), and nothing is cached.
  */
 import type { CachedLoader } from '../cache/cached.js';
-import { AppError, upstreamFailed } from '../errors.js';
+import { AppError, noProviderData, upstreamFailed } from '../errors.js';
 import type { ProviderRegistry } from './registry.js';
-import { type Attribution, type Provider, type ProviderAttempt, ProviderError } from './types.js';
+import {
+  type Attribution,
+  NO_DATA,
+  type NoData,
+  type Provider,
+  type ProviderAttempt,
+  ProviderError,
+} from './types.js';
 
 export interface ChainRequest<P extends Provider, T> {
   /** Names the capability in errors and metrics ("dns", "ct", ...). */
   capability: string;
   providers: readonly P[];
-  call: (provider: P, signal: AbortSignal) => Promise<T>;
+  call: (provider: P, signal: AbortSignal) => Promise<T | NoData>;
   /** Cache key (endpoint + normalized input); omit to bypass the cache. */
   key?: string;
   /** Seconds an answer may be reused; 0 = not stored. */
@@ -67,52 +85,58 @@ export class ProviderChain {
     for (const provider of req.providers) {
       const { id, name, configured } = provider.info;
       if (!configured) continue;
+      let value: T | NoData;
       try {
-        const value = await this.#callWithTimeout(req, provider);
-        tried.push({ id, name, status: 'ok' });
-        this.#opts.registry.recordSuccess(id);
-        return { value, source: name, source_id: id, providers_tried: tried };
+        value = await this.#callWithTimeout(req, provider);
       } catch (err) {
-        if (err instanceof AppError) throw err;
-        const failure = toProviderError(err);
-        tried.push({ id, name, status: 'failed', error: this.#opts.registry.recordFailure(id, failure) });
+        if (!(err instanceof ProviderError)) throw err;
+        tried.push({ id, name, status: 'failed', error: this.#opts.registry.recordFailure(id, err) });
         if (req.signal?.aborted) break;
+        continue;
       }
+      if (value === NO_DATA) {
+        this.#opts.registry.recordSuccess(id, 'no_data');
+        tried.push({ id, name, status: 'no_data' });
+        continue;
+      }
+      tried.push({ id, name, status: 'ok' });
+      this.#opts.registry.recordSuccess(id);
+      return { value, source: name, source_id: id, providers_tried: tried };
+    }
+    if (tried.length > 0 && tried.every((t) => t.status === 'no_data')) {
+      throw noProviderData(req.capability, tried);
     }
     throw upstreamFailed(req.capability, tried);
   }
 
-  async #callWithTimeout<P extends Provider, T>(req: ChainRequest<P, T>, provider: P): Promise<T> {
+  async #callWithTimeout<P extends Provider, T>(req: ChainRequest<P, T>, provider: P): Promise<T | NoData> {
     const timeoutMs = req.timeoutMs ?? this.#opts.timeoutMs;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    const timedOut = () => new ProviderError('timeout', `no answer within ${timeoutMs} ms`);
     let onAbort: (() => void) | undefined;
     // Races the call so an adapter that ignores its signal still cannot hold the chain past the timeout.
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () =>
-        reject(
-          timeout.aborted
-            ? new ProviderError('timeout', `no answer within ${timeoutMs} ms`)
-            : new ProviderError('network', 'request aborted by the client'),
-        );
+        reject(timeout.aborted ? timedOut() : new ProviderError('network', 'request aborted by the client'));
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
     });
     try {
       return await Promise.race([req.call(provider, signal), aborted]);
     } catch (err) {
+      if (err instanceof AppError) throw err;
+      // Whatever an adapter throws once its signal has fired (undici's AbortError, a
+      // half-read body) is the abort itself, not a bug of its own.
       if (timeout.aborted && !(err instanceof ProviderError && err.kind !== 'network')) {
-        throw new ProviderError('timeout', `no answer within ${timeoutMs} ms`, { cause: err });
+        throw new ProviderError('timeout', timedOut().message, { cause: err });
+      }
+      if (signal.aborted && !(err instanceof ProviderError)) {
+        throw new ProviderError('network', 'request aborted by the client', { cause: err });
       }
       throw err;
     } finally {
       if (onAbort) signal.removeEventListener('abort', onAbort);
     }
   }
-}
-
-function toProviderError(err: unknown): ProviderError {
-  if (err instanceof ProviderError) return err;
-  const message = err instanceof Error ? err.message : String(err);
-  return new ProviderError('upstream_error', message, { cause: err });
 }

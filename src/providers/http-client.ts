@@ -8,6 +8,7 @@
  * here: they go through net/ with pinned, checked addresses.
  */
 import { Agent, type Dispatcher, request, errors as undiciErrors } from 'undici';
+import { redirectRefusal } from '../net/redirect.js';
 import { ProviderError } from './types.js';
 
 export const USER_AGENT = 'netdiag/2.1.0 (network diagnostics service; +https://github.com/netdiag/netdiag)';
@@ -69,7 +70,7 @@ export class HttpClient {
       const res = await this.#once(current, req);
       const location = res.headers.location;
       if (res.status >= 300 && res.status < 400 && typeof location === 'string' && hop < maxRedirects) {
-        current = new URL(location, current).toString();
+        current = followable(location, current);
         continue;
       }
       if (req.passStatuses?.includes(res.status)) return res;
@@ -126,6 +127,24 @@ export class HttpClient {
       throw classifyError(err, url);
     }
   }
+}
+
+/** The absolute URL a configured upstream redirects to, held to net/redirect.ts's rules. */
+function followable(location: string, from: string): string {
+  let target: URL;
+  try {
+    target = new URL(location, from);
+  } catch {
+    throw new ProviderError('bad_response', `${hostOf(from)} redirected to an unusable Location`);
+  }
+  const refusal = redirectRefusal(target, new URL(from));
+  if (refusal !== undefined) {
+    throw new ProviderError(
+      'bad_response',
+      `${hostOf(from)} redirected to ${target.protocol}//${target.host}: ${refusal}`,
+    );
+  }
+  return target.toString();
 }
 
 export function parseJson<T>(body: Buffer | string, url: string): T {

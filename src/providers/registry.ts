@@ -50,7 +50,7 @@ export interface ProviderListing extends Omit<ProviderInfo, 'capabilities'> {
 
 /** Told of every attempt, whoever made it (the chain, a background list refresh). */
 export interface AttemptObserver {
-  onAttempt(providerId: string, outcome: 'ok' | 'failed', kind?: ProviderFailureKind): void;
+  onAttempt(providerId: string, outcome: 'ok' | 'no_data' | 'failed', kind?: ProviderFailureKind): void;
 }
 
 export class ProviderRegistry {
@@ -79,8 +79,12 @@ export class ProviderRegistry {
     }
   }
 
-  recordSuccess(id: string): void {
-    this.#observer?.onAttempt(id, 'ok');
+  /**
+   * It answered: with a value (`ok`) or with nothing for the question (`no_data`, e.g. an
+   * address a database does not list). Either way a working provider: its failure streak ends.
+   */
+  recordSuccess(id: string, outcome: 'ok' | 'no_data' = 'ok'): void {
+    this.#observer?.onAttempt(id, outcome);
     const entry = this.#entries.get(id);
     if (!entry) return;
     entry.status.last_success_at = new Date(this.#clock()).toISOString();

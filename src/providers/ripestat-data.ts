@@ -13,7 +13,7 @@
  * and `data`. https://stat.ripe.net/docs/02.data-api/
  */
 import { type HttpClient, joinUrl } from './http-client.js';
-import { ProviderError } from './types.js';
+import { type Provider, ProviderError, type ProviderInfo } from './types.js';
 
 /**
  * RIPEstat asks every caller to identify itself with `sourceapp`
@@ -65,6 +65,27 @@ export async function fetchRipestatData(
   });
   if (status !== 200) throw new ProviderError('http_status', `HTTP ${status} from RIPEstat ${dataCall}`);
   return checkRipestatEnvelope(data, dataCall);
+}
+
+/** What every RIPEstat adapter is: a provider asking data calls about one resource of one base URL. */
+export abstract class RipestatAdapter implements Provider {
+  readonly info: ProviderInfo;
+  readonly #http: HttpClient;
+  readonly #baseUrl: string;
+
+  constructor(info: ProviderInfo, http: HttpClient, baseUrl: string) {
+    this.info = info;
+    this.#http = http;
+    this.#baseUrl = baseUrl;
+  }
+
+  protected dataCall(
+    dataCall: string,
+    resource: string,
+    opts: { signal: AbortSignal; maxBytes?: number },
+  ): Promise<RipestatAnswer> {
+    return fetchRipestatData(this.#http, this.#baseUrl, dataCall, { resource }, opts);
+  }
 }
 
 /** The envelope checks of fetchRipestatData, for a body already parsed. */

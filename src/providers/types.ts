@@ -22,10 +22,15 @@ export interface ProviderInfo {
   readonly endpoint: string;
 }
 
+/**
+ * What one provider did with one question: answered (`ok`), answered that it
+ * holds nothing for it (`no_data`: the next provider is asked, and this one
+ * did not fail), or failed operationally (`failed`, with `error`).
+ */
 export interface ProviderAttempt {
   id: string;
   name: string;
-  status: 'ok' | 'failed';
+  status: 'ok' | 'no_data' | 'failed';
   error?: string;
 }
 
@@ -59,6 +64,16 @@ export class ProviderError extends Error {
     super(message, options);
   }
 }
+
+/**
+ * Returned (never thrown) by a chain call whose provider answered but has no
+ * data for the question, e.g. an address an offline database does not list.
+ * Unlike a valid negative answer (NXDOMAIN, an RDAP 404), which ends the
+ * chain, it passes the question on; unlike a failure, it is not held against
+ * the provider.
+ */
+export const NO_DATA: unique symbol = Symbol('no data');
+export type NoData = typeof NO_DATA;
 
 export function isProviderError(err: unknown): err is ProviderError {
   return err instanceof ProviderError;

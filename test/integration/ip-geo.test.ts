@@ -130,21 +130,66 @@ describe('GET /api/ip-geo', () => {
       network: '193.0.0.0/20',
       source: 'RIPEstat Data API',
       source_id: 'ripestat',
+      // A database that does not list an address answered "nothing here": no failure (issue 17).
       providers_tried: [
-        {
-          id: 'geoip-mmdb',
-          status: 'failed',
-          error: 'upstream_error: no record for 193.0.0.1 in the GeoIP database',
-        },
+        { id: 'geoip-mmdb', status: 'no_data' },
         { id: 'ripestat', status: 'ok' },
       ],
       attribution: [
         { text: expect.stringContaining('RIPEstat'), url: expect.stringContaining('stat.ripe.net') },
       ],
     });
+    expect(res.json().providers_tried[0]).not.toHaveProperty('error');
     const [req] = ripestat.requests;
     expect(req?.path).toBe('/data/maxmind-geo-lite/data.json');
     expect(Object.fromEntries(req!.query)).toEqual({ resource: '193.0.0.1', sourceapp: 'netdiag' });
+    // /api/providers never shows the bundled database failing for an address it simply does not list.
+    const providers = (await a.inject('/api/providers')).json().providers;
+    const database = providers.find((p: { id: string }) => p.id === 'geoip-mmdb');
+    expect(database.status).toMatchObject({
+      consecutive_failures: 0,
+      last_error: null,
+      last_failure_at: null,
+    });
+    expect(database.status.last_success_at).toEqual(expect.any(String));
+    const metrics = await a.ctx.metrics.registry.metrics();
+    expect(metrics).toMatch(
+      /netdiag_provider_attempts_total\{provider="geoip-mmdb",outcome="no_data",kind="none"\} 1/,
+    );
+    expect(metrics).not.toMatch(/provider="geoip-mmdb",outcome="failed"/);
+  });
+
+  it('answers a bug inside an adapter as a logged, counted 500 that leaks nothing, never as a provider failure', async () => {
+    const log = capturingLogger();
+    const a = await buildTestApp({
+      config: {
+        geoipDb: `${V4},${V6}`,
+        geoipAsnDb: `${fixturePath('ip/asn-ipv4.csv')},${fixturePath('ip/asn-ipv6.csv')}`,
+        ripestatUrl: ripestat.url,
+      },
+      ca: (await getTestPki()).caPem,
+      logger: log.logger,
+    });
+    vi.spyOn(a.ipSources.database, 'locate').mockImplementation(async () => {
+      const record = undefined as unknown as { country: string };
+      // A real TypeError, as a bug in an adapter would throw.
+      return { country_code: record.country } as never;
+    });
+    const res = await geo(a, '1.0.0.1');
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ error: 'internal error', code: 'internal' });
+    expect(res.body).not.toMatch(/TypeError|undefined|country/);
+    // Not an upstream failure: the fallback is not asked, nothing is held against the provider.
+    expect(ripestat.count()).toBe(0);
+    const providers = (await a.inject('/api/providers')).json().providers;
+    const database = providers.find((p: { id: string }) => p.id === 'geoip-mmdb');
+    expect(database.status).toMatchObject({ consecutive_failures: 0, last_error: null });
+    const logged = log.lines().find((l) => l.msg === 'unhandled error');
+    expect(logged).toMatchObject({ level: 50, err: { type: 'TypeError' } });
+    expect(await a.ctx.metrics.registry.metrics()).toMatch(/netdiag_internal_errors_total 1/);
+    // Nothing cached: the next request runs again.
+    vi.restoreAllMocks();
+    expect((await geo(a, '1.0.0.1')).statusCode).toBe(200);
   });
 
   it('falls back to RIPEstat when the database cannot be opened', async () => {
@@ -169,7 +214,7 @@ describe('GET /api/ip-geo', () => {
     expect(res.headers['cache-control']).toBe('no-store');
     expect(
       res.json().providers_tried.map((p: { id: string; status: string }) => `${p.id}:${p.status}`),
-    ).toEqual(['geoip-mmdb:failed', 'ripestat:failed']);
+    ).toEqual(['geoip-mmdb:no_data', 'ripestat:failed']);
     ripestat.fault = 'none';
     expect((await geo(a, '193.0.0.1')).statusCode).toBe(200);
   });
@@ -211,7 +256,7 @@ describe('GET /api/ip-geo', () => {
     await vi.waitFor(
       () => expect(messages()).toEqual(expect.arrayContaining(['GeoIP database loaded', 'ASN table loaded'])),
       {
-        timeout: 5000,
+        timeout: 15_000,
         interval: 20,
       },
     );

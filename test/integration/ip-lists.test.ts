@@ -591,7 +591,7 @@ describe('the relay index file in the list cache directory', () => {
       },
     });
     const started = second.list.start();
-    await vi.waitFor(() => expect(calls).toBe(1));
+    await vi.waitFor(() => expect(calls).toBe(1), { timeout: 15_000 });
     await second.list.refresh();
     downloaded();
     await started;

@@ -17,24 +17,27 @@ const TOR = fixtureText('relay/tor-torbulkexitlist.txt');
 const APPLE_FILE = fileURLToPath(new URL('../fixtures/relay/egress-ip-ranges.excerpt.csv', import.meta.url));
 
 let upstream: FakeUpstream;
-let delayMs = 0;
+/** While set, the list downloads wait for it: "not loaded yet" without racing a timer. */
+let gate: Promise<void> | undefined;
 const dirs: string[] = [];
 
 beforeAll(async () => {
   upstream = await startFakeUpstream({
     routes: {
-      '/egress-ip-ranges.csv': () => ({
-        body: APPLE,
-        delayMs,
-        headers: { 'content-type': 'text/csv', etag: '"a1"' },
-      }),
-      '/torbulkexitlist': () => ({ body: TOR, delayMs }),
+      '/egress-ip-ranges.csv': async () => {
+        await gate;
+        return { body: APPLE, headers: { 'content-type': 'text/csv', etag: '"a1"' } };
+      },
+      '/torbulkexitlist': async () => {
+        await gate;
+        return { body: TOR };
+      },
     },
   });
 });
 afterEach(() => {
   upstream.reset();
-  delayMs = 0;
+  gate = undefined;
 });
 afterAll(async () => {
   await upstream.close();
@@ -59,16 +62,18 @@ async function app(overrides: Partial<Config> = {}) {
 
 type App = Awaited<ReturnType<typeof app>>;
 const ask = (a: App, ip: string) => a.inject(`/api/ip-privacy?ip=${encodeURIComponent(ip)}`);
+/** Generous: a worker thread parses the lists, which takes seconds on a loaded 2-core machine. */
 async function loaded(a: App): Promise<void> {
   await vi.waitFor(async () => expect((await ask(a, '8.8.8.8')).statusCode).toBe(200), {
-    timeout: 5000,
+    timeout: 15_000,
     interval: 20,
   });
 }
 
 describe('GET /api/ip-privacy', () => {
   it('answers 503 with Retry-After until the lists load — never a false "not a relay"', async () => {
-    delayMs = 300;
+    let release = () => {};
+    gate = new Promise((resolve) => (release = resolve));
     const a = await app();
     const early = await ask(a, '8.8.8.8');
     expect(early.statusCode).toBe(503);
@@ -86,6 +91,7 @@ describe('GET /api/ip-privacy', () => {
         expect.objectContaining({ id: 'tor-exit-list', status: 'failed' }),
       ],
     });
+    release();
     await loaded(a);
     expect((await ask(a, '8.8.8.8')).json()).toMatchObject({ is_relay: false, relay: null });
   });
@@ -165,7 +171,7 @@ describe('GET /api/ip-privacy', () => {
   });
 
   it('serves RELAY_RANGES_FILE at once, without downloading the Apple list', async () => {
-    delayMs = 10_000; // the Tor list hangs: only a positive match can be answered
+    gate = new Promise(() => {}); // the Tor list hangs: only a positive match can be answered
     // Its own URL: a download an earlier test's app started (and aborted at close) may still arrive
     // at the fake on a busy machine, and must not count as this app's.
     const url = `${upstream.url}/egress-ip-ranges.csv?app=file`;
@@ -200,7 +206,7 @@ describe('GET /api/ip-privacy', () => {
   it('closes promptly while a background download hangs', async () => {
     upstream.fault = 'timeout';
     const a = await app();
-    await vi.waitFor(() => expect(upstream.count()).toBe(2), { timeout: 5000, interval: 10 });
+    await vi.waitFor(() => expect(upstream.count()).toBe(2), { timeout: 15_000, interval: 10 });
     const started = Date.now();
     await a.close();
     // A hung download would hold close() for its two-minute timeout; a loaded machine takes seconds at most.
@@ -212,9 +218,9 @@ describe('GET /api/ip-privacy', () => {
     upstream.fault = 'reset';
     const { logger, lines } = capturingLogger('info');
     const a = await buildTestApp({ config: config(), ca: (await getTestPki()).caPem, logger });
-    await vi.waitFor(() => expect(upstream.count()).toBe(2), { timeout: 5000, interval: 10 });
+    await vi.waitFor(() => expect(upstream.count()).toBe(2), { timeout: 15_000, interval: 10 });
     await vi.waitFor(() => expect(lines().filter((l) => l.msg === 'list refresh failed')).toHaveLength(2), {
-      timeout: 5000,
+      timeout: 15_000,
       interval: 10,
     });
     for (let i = 0; i < 5; i++) {
@@ -260,7 +266,7 @@ describe('GET /api/ip-privacy', () => {
         expect(status('apple-private-relay')).toMatch(/^http_status: HTTP 503/);
         expect(status('tor-exit-list')).toMatch(/^http_status: HTTP 503/);
       },
-      { timeout: 5000, interval: 20 },
+      { timeout: 15_000, interval: 20 },
     );
   });
 });

@@ -287,8 +287,9 @@ describe('GET /api/tls against fake targets', () => {
     });
     expect(tls.findings).toEqual([]);
     expect(tls.chain.findings).toEqual([]);
-    await vi.waitFor(() =>
-      expect(targets.valid!.servernames.slice(handshakesBefore)).toEqual(['valid.tls.test']),
+    await vi.waitFor(
+      () => expect(targets.valid!.servernames.slice(handshakesBefore)).toEqual(['valid.tls.test']),
+      { timeout: 15_000 },
     );
   });
 
@@ -404,12 +405,12 @@ describe('GET /api/tls against fake targets', () => {
   it('an IP literal target sends no SNI and is matched against IP SANs', async () => {
     const target = targets.valid!;
     // Earlier handshakes may still be finishing on the server side.
-    await vi.waitFor(() => expect(target.servernames.length).toBe(target.connections));
+    await vi.waitFor(() => expect(target.servernames.length).toBe(target.connections), { timeout: 15_000 });
     const before = target.servernames.length;
     const tls = await tlsOf(await app(), `https://${target.address}:443/some/path`);
     expect(tls.host).toBe(target.address);
     expect(tls.connection.sni).toBeNull();
-    await vi.waitFor(() => expect(target.servernames.slice(before)).toEqual([false]));
+    await vi.waitFor(() => expect(target.servernames.slice(before)).toEqual([false]), { timeout: 15_000 });
     expect(tls.connection.hostname_matches).toBe(false);
     expect(codes(tls.findings)).toEqual(['critical:name_mismatch']);
   });

@@ -2,9 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { challengeActive } from '../../config/index.js';
 import type { AppContext } from '../../context.js';
-import { badInput } from '../../errors.js';
 import { clientIp } from '../../plugins/client-address.js';
-import { TurnstileVerifier } from '../../providers/challenge/turnstile.js';
 import { errorResponses } from '../shared.schema.js';
 import {
   type ChallengeStatus,
@@ -13,17 +11,23 @@ import {
   type VerifyResponse,
   VerifyResponseSchema,
 } from './challenge.schema.js';
-import { verifyChallenge } from './challenge.service.js';
-import { sessionFromCookies, sessionSetCookie } from './cookie.js';
+import { answerVerify } from './challenge.service.js';
+import { sessionFromCookies } from './cookie.js';
 import { ReplaySet } from './replay.js';
 
 export default async function challengeRoutes(base: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   const { config, clock } = ctx;
   const active = challengeActive(config);
-  const verifier = new TurnstileVerifier(config, ctx.http);
-  ctx.registry.registerChain('challenge', [verifier]);
-  const replay = new ReplaySet(ctx.cache);
+  const verifyDeps = {
+    active,
+    chain: ctx.chain,
+    verifier: base.turnstile,
+    replay: new ReplaySet(ctx.cache),
+    clock,
+    sessionSecret: config.sessionSecret,
+    expectedHostname: config.turnstileExpectedHostname,
+  };
 
   app.get(
     '/api/challenge/status',
@@ -72,41 +76,17 @@ export default async function challengeRoutes(base: FastifyInstance, { ctx }: { 
         body: VerifyBodySchema,
         response: { 200: VerifyResponseSchema, ...errorResponses(400, 403, 429, 503) },
       },
-      // The app's validator coerces scalars to the declared type (meant for query strings), which
-      // would turn `{"token": 42}` into "42" and send it upstream; a token must arrive as a string.
-      preValidation: async (request) => {
-        const body = request.body as Record<string, unknown> | null | undefined;
-        if (body && typeof body === 'object' && 'token' in body && typeof body.token !== 'string') {
-          throw badInput('token', 'must be a string');
-        }
-      },
     },
     async (request, reply): Promise<VerifyResponse> => {
-      if (!active) {
-        return {
-          verified: false,
-          protection_active: false,
-          message: 'challenge protection is not active: no session is needed',
-        };
-      }
-      const { session, value } = await verifyChallenge(
-        {
-          chain: ctx.chain,
-          verifier,
-          replay,
-          clock,
-          sessionSecret: config.sessionSecret,
-          expectedHostname: config.turnstileExpectedHostname,
-        },
-        { token: request.body.token, remoteIp: clientIp(request) },
-      );
       // request.protocol honours X-Forwarded-Proto only from a trusted proxy (TRUST_PROXY).
-      reply.header('set-cookie', sessionSetCookie(value, request.protocol === 'https'));
-      return {
-        verified: true,
-        protection_active: true,
-        expires_at: new Date(session.expiresAt).toISOString(),
+      const input = {
+        token: request.body.token,
+        remoteIp: clientIp(request),
+        https: request.protocol === 'https',
       };
+      const { body, setCookie } = await answerVerify(verifyDeps, input);
+      if (setCookie) reply.header('set-cookie', setCookie);
+      return body;
     },
   );
 }

@@ -14,6 +14,8 @@ import type { Clock } from '../../cache/types.js';
 import { AppError } from '../../errors.js';
 import type { ProviderChain } from '../../providers/chain.js';
 import type { TurnstileVerdict, TurnstileVerifier } from '../../providers/challenge/turnstile.js';
+import type { VerifyResponse } from './challenge.schema.js';
+import { sessionSetCookie } from './cookie.js';
 import type { ReplaySet } from './replay.js';
 import { issueSession, type Session } from './session.js';
 
@@ -75,4 +77,34 @@ export async function verifyChallenge(
     throw rejected('the token was issued for another site');
   }
   return issueSession(deps.sessionSecret, deps.clock());
+}
+
+/** The /api/challenge/verify answer, and the Set-Cookie value when a session was issued. */
+export interface VerifyAnswer {
+  body: VerifyResponse;
+  setCookie?: string;
+}
+
+/**
+ * POST /api/challenge/verify: without protection, no session is needed; with it, the token
+ * is verified and a session cookie issued (Secure when the request came over HTTPS).
+ */
+export async function answerVerify(
+  deps: VerifyDeps & { active: boolean },
+  input: { token: string; remoteIp: string | undefined; https: boolean },
+): Promise<VerifyAnswer> {
+  if (!deps.active) {
+    return {
+      body: {
+        verified: false,
+        protection_active: false,
+        message: 'challenge protection is not active: no session is needed',
+      },
+    };
+  }
+  const { session, value } = await verifyChallenge(deps, input);
+  return {
+    body: { verified: true, protection_active: true, expires_at: new Date(session.expiresAt).toISOString() },
+    setCookie: sessionSetCookie(value, input.https),
+  };
 }

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { createCtProviders, ctAttemptTimeoutMs } from '../../providers/ct/index.js';
+import { answer } from '../../plugins/http-headers.js';
 import { errorResponses } from '../shared.schema.js';
 import { CertificatesResponseSchema, CtQuerySchema, SubdomainsResponseSchema } from './ct.schema.js';
 import { lookupCertificates, lookupSubdomains, type SubdomainDeps } from './ct.service.js';
@@ -13,16 +13,9 @@ const SOURCES =
 
 export default async function ctRoutes(base: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  const providers = createCtProviders(ctx.config, ctx.http, ctx.crtsh);
-  ctx.registry.registerChain('ct', providers);
-  const deps: SubdomainDeps = {
-    chain: ctx.chain,
-    providers,
-    clock: ctx.clock,
-    timeoutMs: ctAttemptTimeoutMs(ctx.crtsh),
-    loader: ctx.loader,
-    dns: ctx.dns,
-  };
+  const { providers, attemptTimeoutMs } = base.ctSources;
+  const { chain, loader, dns, clock } = ctx;
+  const deps: SubdomainDeps = { chain, loader, dns, clock, providers, timeoutMs: attemptTimeoutMs };
 
   app.get(
     '/api/certificates',
@@ -39,11 +32,7 @@ export default async function ctRoutes(base: FastifyInstance, { ctx }: { ctx: Ap
         response: { 200: CertificatesResponseSchema, ...errorResponses(400, 429, 502) },
       },
     },
-    async (request, reply) => {
-      const { body, cache } = await lookupCertificates(deps, request.query.domain);
-      reply.cacheable(cache);
-      return body;
-    },
+    async (request, reply) => answer(reply, await lookupCertificates(deps, request.query.domain)),
   );
 
   app.get(
@@ -65,10 +54,6 @@ export default async function ctRoutes(base: FastifyInstance, { ctx }: { ctx: Ap
         response: { 200: SubdomainsResponseSchema, ...errorResponses(400, 429, 502) },
       },
     },
-    async (request, reply) => {
-      const { body, cache } = await lookupSubdomains(deps, request.query.domain);
-      reply.cacheable(cache);
-      return body;
-    },
+    async (request, reply) => answer(reply, await lookupSubdomains(deps, request.query.domain)),
   );
 }

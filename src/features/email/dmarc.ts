@@ -5,6 +5,10 @@
  * for one that does not exist) and `t=y` testing, and the aggregate-report
  * destinations with the external-destination authorization check of
  * RFC 9990.
+ *
+ * Why one file: the tree walk decides which record applies and how (p, sp or
+ * np), so discovery and policy evaluation read the same walk state; the record
+ * syntax is the smaller half and only this file uses it.
  */
 import { parseTagList, tagValue } from './tag-list.js';
 import { type CheckStatus, type DnsOutcome, type Finding, finding, type MailDns } from './types.js';

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { answer } from '../../plugins/http-headers.js';
 import { errorResponses } from '../shared.schema.js';
 import { EmailSecurityQuerySchema, EmailSecurityResponseSchema } from './email.schema.js';
 import { lookupEmailSecurity } from './email.service.js';
@@ -9,12 +10,12 @@ import { createSafeFetcher } from './resource-fetcher.js';
 export default async function emailRoutes(base: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   // MTA-STS policies and BIMI assets are user-influenced destinations: outbound safety, always.
-  const fetcher = createSafeFetcher({
-    resolver: ctx.dns,
-    allowCidrs: ctx.config.unsafeAllowTargetCidrs,
-    ca: ctx.ca,
-    timeoutMs: ctx.config.providerTimeoutMs,
-  });
+  const deps = {
+    dns: ctx.dns,
+    fetcher: createSafeFetcher(ctx.outbound),
+    clock: ctx.clock,
+    loader: ctx.loader,
+  };
   app.get(
     '/api/email-security',
     {
@@ -34,13 +35,6 @@ export default async function emailRoutes(base: FastifyInstance, { ctx }: { ctx:
         response: { 200: EmailSecurityResponseSchema, ...errorResponses(400, 429, 502) },
       },
     },
-    async (request, reply) => {
-      const { body, cache } = await lookupEmailSecurity(
-        { dns: ctx.dns, fetcher, clock: ctx.clock, loader: ctx.loader },
-        request.query,
-      );
-      reply.cacheable(cache);
-      return body;
-    },
+    async (request, reply) => answer(reply, await lookupEmailSecurity(deps, request.query)),
   );
 }

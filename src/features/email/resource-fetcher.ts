@@ -8,8 +8,7 @@
  */
 import { AppError } from '../../errors.js';
 import { TargetError, UnsafeTargetError } from '../../net/errors.js';
-import type { AddressResolver } from '../../net/resolve-target.js';
-import { safeFetch } from '../../net/safe-http.js';
+import type { Outbound } from '../../net/outbound.js';
 import type { FetchOutcome } from './types.js';
 
 export interface FetchRequest {
@@ -21,26 +20,13 @@ export interface FetchRequest {
 /** Fetches one HTTPS resource without following redirects; never rejects for a network or target problem. */
 export type ResourceFetcher = (request: FetchRequest) => Promise<FetchOutcome>;
 
-export interface SafeFetcherOptions {
-  resolver: AddressResolver;
-  /** UNSAFE_ALLOW_TARGET_CIDRS. */
-  allowCidrs: readonly string[];
-  /** Trust anchors replacing the system store (the test CA in tests). */
-  ca?: string | string[];
-  timeoutMs: number;
-}
-
-export function createSafeFetcher(opts: SafeFetcherOptions): ResourceFetcher {
+export function createSafeFetcher(outbound: Pick<Outbound, 'fetch'>): ResourceFetcher {
   return async ({ url, maxBytes }) => {
     try {
-      const result = await safeFetch(url, {
-        resolver: opts.resolver,
-        allowCidrs: opts.allowCidrs,
-        ...(opts.ca ? { ca: opts.ca } : {}),
+      const result = await outbound.fetch(url, {
         // RFC 8461 §3.3: redirects must not be followed; BIMI assets are fetched the same way.
         maxRedirects: 0,
         maxBodyBytes: maxBytes,
-        timeoutMs: opts.timeoutMs,
         rejectUnauthorized: true,
         param: 'host',
       });

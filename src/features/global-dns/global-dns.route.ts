@@ -1,7 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { createGlobalDnsProviders } from '../../providers/global-dns/index.js';
 import { errorResponses } from '../shared.schema.js';
 import { GlobalDnsBodySchema, GlobalDnsResponseSchema } from './global-dns.schema.js';
 import { createGlobalDnsService, REUSE_SECONDS } from './global-dns.service.js';
@@ -21,11 +20,9 @@ const COUNTRY_RATIONALE =
 
 export default async function globalDnsRoutes(base: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  const providers = createGlobalDnsProviders(ctx.config, ctx.http);
-  ctx.registry.registerChain('global-dns', providers);
   const service = createGlobalDnsService({
     chain: ctx.chain,
-    providers,
+    providers: base.globalDnsProviders,
     countries: ctx.config.globalDnsCountries,
     clock: ctx.clock,
   });

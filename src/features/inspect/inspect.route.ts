@@ -1,45 +1,36 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { safeFetch } from '../../net/safe-http.js';
-import { createRoutingProviders } from '../../providers/routing/index.js';
+import { answer } from '../../plugins/http-headers.js';
 import { errorResponses } from '../shared.schema.js';
 import { inspectTls } from '../tls/tls.service.js';
 import { InspectQuerySchema, InspectResponseSchema } from './inspect.schema.js';
-import { type ChainFetcher, INSPECT_TTL_SECONDS, type InspectDeps, inspect } from './inspect.service.js';
+import { INSPECT_TTL_SECONDS, type InspectDeps, inspect } from './inspect.service.js';
 
 /** The body is never evidence here (only its size is reported); reading more would only cost time. */
 export const INSPECT_MAX_BODY_BYTES = 256 * 1024;
 
 export default async function inspectRoutes(base: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  const routing = createRoutingProviders(ctx.config, ctx.http, ctx.dns);
-  ctx.registry.registerChain('routing', routing.origin);
-
-  const fetch: ChainFetcher = (url, onHop) =>
-    safeFetch(url, {
-      resolver: ctx.dns,
-      allowCidrs: ctx.config.unsafeAllowTargetCidrs,
-      ...(ctx.ca ? { ca: ctx.ca } : {}),
-      // A misconfigured certificate must not hide the site's headers: each HTTPS hop reports
-      // `tls.authorized` and the error instead, and the tls part has the full story.
-      rejectUnauthorized: false,
-      maxRedirects: 10,
-      // One deadline per chain, all hops and the body included.
-      timeoutMs: ctx.config.providerTimeoutMs,
-      maxBodyBytes: INSPECT_MAX_BODY_BYTES,
-      onHop,
-    });
+  const { outbound } = ctx;
   const deps: InspectDeps = {
-    resolver: ctx.dns,
+    resolve: (host) => outbound.resolve(host),
     dns: ctx.dns,
-    allowCidrs: ctx.config.unsafeAllowTargetCidrs,
-    fetch,
+    fetch: (url, onHop) =>
+      outbound.fetch(url, {
+        // A misconfigured certificate must not hide the site's headers: each HTTPS hop reports
+        // `tls.authorized` and the error instead, and the tls part has the full story.
+        rejectUnauthorized: false,
+        maxRedirects: 10,
+        // One deadline per chain (the outbound default), all hops and the body included.
+        maxBodyBytes: INSPECT_MAX_BODY_BYTES,
+        onHop,
+      }),
     // The /api/tls lookup itself, cache included: an inspect right after /api/tls costs no second handshake.
-    tls: async (host) => (await inspectTls(host, ctx)).tls,
+    tls: async (host) => (await inspectTls(host, ctx)).body.tls,
     chain: ctx.chain,
-    originProviders: routing.origin,
-    statusProviders: routing.status,
+    originProviders: base.routingProviders.origin,
+    statusProviders: base.routingProviders.status,
     loader: ctx.loader,
     clock: ctx.clock,
   };
@@ -68,10 +59,6 @@ export default async function inspectRoutes(base: FastifyInstance, { ctx }: { ct
         response: { 200: InspectResponseSchema, ...errorResponses(400, 429, 502) },
       },
     },
-    async (request, reply) => {
-      const { body, cache } = await inspect(deps, request.query);
-      reply.cacheable(cache);
-      return body;
-    },
+    async (request, reply) => answer(reply, await inspect(deps, request.query)),
   );
 }

@@ -19,7 +19,7 @@ import type { CachedLoader } from '../../cache/cached.js';
 import type { Clock } from '../../cache/types.js';
 import { AppError } from '../../errors.js';
 import { TargetError } from '../../net/errors.js';
-import { type AddressResolver, resolveTarget } from '../../net/resolve-target.js';
+import type { ResolvedTarget } from '../../net/resolve-target.js';
 import type { HopEvidence, SafeFetchResult } from '../../net/safe-http.js';
 import type { TlsEvidence } from '../tls/tls.schema.js';
 import { hstsPreloadEligibility, type PreloadEligibility } from './hsts.js';
@@ -41,9 +41,8 @@ export type ChainFetcher = (url: string, onHop: (hop: HopEvidence) => void) => P
 export type TlsInspector = (host: string) => Promise<TlsEvidence>;
 
 export interface InspectDeps extends NetworkDeps {
-  /** Resolves and checks the target (the DNS client, allow-list and all). */
-  resolver: AddressResolver;
-  allowCidrs: readonly string[];
+  /** Resolves the target and checks every address (ctx.outbound.resolve: the DNS client, allow-list and all). */
+  resolve: (host: string) => Promise<ResolvedTarget>;
   fetch: ChainFetcher;
   tls: TlsInspector;
   loader: Pick<CachedLoader, 'load'>;
@@ -101,7 +100,7 @@ async function runInspection(
 ): Promise<{ body: InspectResponse; transient: boolean }> {
   // Throws a 400 UnsafeTargetError for a non-public (or nonexistent) target before any connection,
   // or the resolver's 502 when DNS itself failed.
-  const resolved = await resolveTarget(target.host, { resolver: deps.resolver, allowCidrs: deps.allowCidrs });
+  const resolved = await deps.resolve(target.host);
   const checkedAt = new Date(deps.clock()).toISOString();
   // An IPv6 literal goes in brackets in a URL.
   const authority = resolved.literal && resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;

@@ -10,7 +10,6 @@
  * before it is trusted.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import type { FastifyRequest } from 'fastify';
 import type { TrustProxy } from '../../config/index.js';
 import { canonicalIp, clientIp, type TrustRule, trustRule } from '../../plugins/client-address.js';
@@ -105,7 +104,10 @@ export interface ConnectionFacts {
 const PROTOCOLS: Record<string, string> = { '1.0': 'http/1.0', '1.1': 'http/1.1', '2.0': 'h2' };
 
 export function connectionFacts(request: FastifyRequest, trust: TrustProxy): ConnectionFacts {
-  const socket = request.raw.socket as Partial<TLSSocket> | undefined;
+  // A TLSSocket when the service itself terminates TLS; only what this reads of one.
+  const socket = request.raw.socket as
+    | (typeof request.raw.socket & { encrypted?: boolean; getProtocol?: () => string | null })
+    | undefined;
   const remote = socket?.remoteAddress;
   const peer = (remote === undefined ? undefined : canonicalIp(remote)) ?? clientIp(request);
   const rule = trustRule(trust);

@@ -1,19 +1,11 @@
 /**
- * IP facts: GET /api/my-ip, /api/ip-geo and /api/ip-privacy.
- *
- * Owns the feature's background work: the relay lists load their local copy
- * when the app is ready and then download in the background (never blocking
- * start-up); the geolocation database loads on first use, or right after the
- * server starts listening so the first visitor does not wait for it. onClose
- * cancels timers, aborts a download in flight and closes the database files.
+ * IP facts: GET /api/my-ip, /api/ip-geo and /api/ip-privacy. The database, the relay
+ * lists and RIPEstat, and their background work, belong to providers/plugins.ts (ipSources).
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { providerCatalog } from '../../providers/catalog.js';
-import { GeoIpDatabase, pathList } from '../../providers/ip/geoip-mmdb.js';
-import { createRelayLists } from '../../providers/ip/relay-lists.js';
-import { RipestatGeo } from '../../providers/ip/ripestat.js';
+import { answer } from '../../plugins/http-headers.js';
 import { errorResponses } from '../shared.schema.js';
 import { connectionFacts } from './client-connection.js';
 import {
@@ -30,36 +22,13 @@ import {
   PRIVACY_TTL,
 } from './ip.service.js';
 
+const PRIVACY_CACHE = { hit: false, maxAge: PRIVACY_TTL };
+
 export default async function ipRoutes(base: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  const log = base.log.child({ feature: 'ip' });
-  const catalog = providerCatalog(ctx.config);
-
-  const relays = createRelayLists({
-    config: ctx.config,
-    catalog,
-    http: ctx.http,
-    registry: ctx.registry,
-    clock: ctx.clock,
-    log,
-  });
-  const database = new GeoIpDatabase({
-    info: catalog.geoip,
-    mmdbPaths: pathList(ctx.config.geoipDb),
-    asnPaths: pathList(ctx.config.geoipAsnDb),
-    cacheDir: ctx.config.listCacheDir,
-    clock: ctx.clock,
-    log,
-  });
-  const ripestat = new RipestatGeo(catalog.ripestat, ctx.http, ctx.config.ripestatUrl);
-  const geoProviders = [database, ripestat] as const;
-  ctx.registry.registerChain('ip-geo', geoProviders);
-
-  base.addHook('onReady', async () => relays.start());
-  base.addHook('onListen', async () => database.warm());
-  base.addHook('onClose', async () => {
-    await Promise.all([relays.close(), database.close()]);
-  });
+  const { database, relays, geo } = base.ipSources;
+  const geoDeps = { chain: ctx.chain, providers: geo, database, relays };
+  const myIpDeps = { database, relays, resolver: ctx.dns };
 
   app.get(
     '/api/my-ip',
@@ -80,13 +49,8 @@ export default async function ipRoutes(base: FastifyInstance, { ctx }: { ctx: Ap
       // Passive: a visitor's own connection facts never need a lookup session (docs/architecture.md §5).
       config: { passive: true },
     },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return describeConnection(
-        { database, relays, resolver: ctx.dns },
-        connectionFacts(request, ctx.config.trustProxy),
-      );
-    },
+    // Never marked cacheable, so it leaves with `no-store` (plugins/http-headers.ts).
+    async (request) => describeConnection(myIpDeps, connectionFacts(request, ctx.config.trustProxy)),
   );
 
   app.get(
@@ -105,14 +69,7 @@ export default async function ipRoutes(base: FastifyInstance, { ctx }: { ctx: Ap
         response: { 200: IpGeoResponseSchema, ...errorResponses(400, 429, 502) },
       },
     },
-    async (request, reply) => {
-      const { body, cache } = await lookupIpGeo(
-        { chain: ctx.chain, providers: geoProviders, database, relays },
-        request.query.ip,
-      );
-      reply.cacheable(cache);
-      return body;
-    },
+    async (request, reply) => answer(reply, await lookupIpGeo(geoDeps, request.query.ip)),
   );
 
   app.get(
@@ -132,11 +89,8 @@ export default async function ipRoutes(base: FastifyInstance, { ctx }: { ctx: Ap
         response: { 200: IpPrivacyResponseSchema, ...errorResponses(400, 429, 503) },
       },
     },
-    async (request, reply) => {
-      const body = lookupIpPrivacy(relays, request.query.ip);
-      // Answered from memory in microseconds: never stored in the service cache, so always a MISS.
-      reply.cacheable({ hit: false, maxAge: PRIVACY_TTL });
-      return body;
-    },
+    // Answered from the lists in microseconds: never stored in the service cache, so always a MISS.
+    async (request, reply) =>
+      answer(reply, { body: lookupIpPrivacy(relays, request.query.ip), cache: PRIVACY_CACHE }),
   );
 }

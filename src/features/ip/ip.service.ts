@@ -10,6 +10,7 @@ import type { DataAttribution, GeoLocation, GeoProvider } from '../../providers/
 import type { AsnAnswer, GeoIpDatabase } from '../../providers/ip/geoip-mmdb.js';
 import type { ParsedIp } from '../../providers/ip/ip-number.js';
 import type { RelayLists, RelayVerdict } from '../../providers/ip/relay-lists.js';
+import { NO_DATA } from '../../providers/types.js';
 import { reverseName } from '../dns/dns-target.js';
 import type { ConnectionFacts } from './client-connection.js';
 import type { IpGeoResponse, IpPrivacyResponse, MyIpResponse } from './ip.schema.js';
@@ -92,7 +93,7 @@ export async function lookupIpGeo(
   const result = await deps.chain.run({
     capability: 'ip-geo',
     providers: deps.providers,
-    call: (provider, s) => provider.locate(ip, s),
+    call: async (provider, s) => (await provider.locate(ip, s)) ?? NO_DATA,
     key: text,
     ttl: () => GEO_TTL,
     signal,
@@ -169,6 +170,7 @@ async function reverseDns(
 async function offlineGeo(database: GeoDatabase, ip: ParsedIp): Promise<MyIpResponse['geo']> {
   try {
     const geo = await database.locate(ip);
+    if (geo === null) return null;
     return {
       country: countryOf(geo.country_code),
       region: geo.region,

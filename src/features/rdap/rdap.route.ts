@@ -1,8 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { createRdapSources } from '../../providers/rdap/index.js';
-import { safeHopSender } from '../../providers/rdap/outbound.js';
+import { answer } from '../../plugins/http-headers.js';
 import { ErrorSchema, errorResponses } from '../shared.schema.js';
 import { RdapQuerySchema, RdapResponseSchema } from './rdap.schema.js';
 import { lookupRdap, type RdapLookupDeps } from './rdap.service.js';
@@ -16,31 +15,12 @@ const NOT_FOUND = {
 };
 
 export default async function rdapRoutes(base: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const { config } = ctx;
-  const sources = createRdapSources({
-    config,
-    http: ctx.http,
-    clock: ctx.clock,
-    // Registries, redirect targets and registrar links are named by upstream data, not by the operator.
-    outbound: safeHopSender({
-      resolver: ctx.dns,
-      allowCidrs: config.unsafeAllowTargetCidrs,
-      timeoutMs: config.providerTimeoutMs,
-      ca: ctx.ca,
-    }),
-    onBootstrapStale: (kind, err) =>
-      base.log.warn(
-        { kind, err: `${err.kind}: ${err.message}` },
-        'RDAP bootstrap refresh failed; using the stale copy',
-      ),
-  });
-  ctx.registry.registerChain('rdap', sources.providers);
   const deps: RdapLookupDeps = {
     chain: ctx.chain,
     loader: ctx.loader,
-    providers: sources.providers,
-    registrar: sources.fetcher,
-    timeoutMs: config.providerTimeoutMs,
+    providers: base.rdapSources.providers,
+    registrar: base.rdapSources.fetcher,
+    timeoutMs: ctx.config.providerTimeoutMs,
   };
 
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
@@ -68,10 +48,6 @@ export default async function rdapRoutes(base: FastifyInstance, { ctx }: { ctx: 
         if (typeof query.type === 'string') query.type = query.type.toLowerCase();
       },
     },
-    async (request, reply) => {
-      const { body, cache } = await lookupRdap(deps, request.query.target, request.query.type);
-      reply.cacheable(cache);
-      return body;
-    },
+    async (request, reply) => answer(reply, await lookupRdap(deps, request.query.target, request.query.type)),
   );
 }

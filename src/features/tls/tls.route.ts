@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { answer } from '../../plugins/http-headers.js';
 import { errorResponses } from '../shared.schema.js';
 import { TlsQuerySchema, TlsResponseSchema } from './tls.schema.js';
 import { inspectTls } from './tls.service.js';
@@ -26,10 +27,6 @@ export default async function tlsRoutes(base: FastifyInstance, { ctx }: { ctx: A
         response: { 200: TlsResponseSchema, ...errorResponses(400, 429, 502) },
       },
     },
-    async (request, reply) => {
-      const { tls, cache } = await inspectTls(request.query.target, ctx);
-      reply.cacheable(cache);
-      return { tls };
-    },
+    async (request, reply) => answer(reply, await inspectTls(request.query.target, ctx)),
   );
 }

@@ -2,7 +2,7 @@
  * GET /api/tls (and the `tls` part of /api/inspect): one live TLS handshake
  * with HOST:443 through net/'s safe connect, turned into evidence.
  *
- *   const { tls, cache } = await inspectTls('example.com', ctx);
+ *   const { body: { tls }, cache } = await inspectTls('example.com', ctx);
  *
  * The client hello offers TLS 1.0 to 1.3 with Node's default cipher list at
  * OpenSSL security level 0, so a server stuck on old protocols or weak keys
@@ -15,36 +15,27 @@
  * Cached 300 s per host (`tls:<host>`); failures are not cached. Concurrent
  * identical requests share one handshake.
  */
-import type { TLSSocket } from 'node:tls';
-import { DEFAULT_CIPHERS } from 'node:tls';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { TargetError } from '../../net/errors.js';
-import { safeTlsConnect } from '../../net/safe-tls.js';
+import type { ObservedHandshake } from '../../net/tls-handshake.js';
 import { CertificateParseError } from './certificate.js';
 import { buildTlsEvidence, type HandshakeFacts } from './evidence.js';
-import { createHandshakeCapture, type HandshakeCapture } from './handshake-capture.js';
 import { HandshakeParseError, sentCertificates } from './handshake-records.js';
 import type { TlsEvidence } from './tls.schema.js';
 import { parseTlsTarget, type TlsTarget } from './tls-target.js';
 
 /** What inspectTls needs; the app context satisfies it, a test can build a smaller one. */
-export type TlsDeps = Pick<AppContext, 'config' | 'clock' | 'loader' | 'dns' | 'ca'>;
+export type TlsDeps = Pick<AppContext, 'clock' | 'loader' | 'outbound'>;
 
 export interface TlsInspection {
-  tls: TlsEvidence;
+  body: { tls: TlsEvidence };
   /** For reply.cacheable(): whether it came from the cache, and for how much longer it is fresh. */
   cache: { hit: boolean; maxAge: number };
 }
 
 export const TLS_CACHE_SECONDS = 300;
 export const TLS_PORT = 443;
-
-/**
- * `@SECLEVEL=0` lets OpenSSL 3 negotiate TLS 1.0/1.1 (their PRF and signatures use SHA-1/MD5) and accept
- * small keys, so they can be reported. TLS 1.3 suites are not governed by this list and stay Node's default.
- */
-const OFFERED_CIPHERS = `${DEFAULT_CIPHERS}:@SECLEVEL=0`;
 
 /**
  * Inspects the certificate and TLS parameters HOST serves on port 443.
@@ -59,33 +50,17 @@ export async function inspectTls(target: string, deps: TlsDeps): Promise<TlsInsp
     value: await liveInspection(parsed, deps),
     ttl: TLS_CACHE_SECONDS,
   }));
-  return { tls: result.value, cache: { hit: result.hit, maxAge: result.maxAge } };
+  return { body: { tls: result.value }, cache: { hit: result.hit, maxAge: result.maxAge } };
 }
 
 async function liveInspection(target: TlsTarget, deps: TlsDeps): Promise<TlsEvidence> {
-  const capture = createHandshakeCapture();
-  let socket: TLSSocket;
+  let observed: ObservedHandshake;
   try {
-    socket = await safeTlsConnect(target.host, {
-      port: TLS_PORT,
-      resolver: deps.dns,
-      allowCidrs: deps.config.unsafeAllowTargetCidrs,
-      ca: deps.ca,
-      timeoutMs: deps.config.providerTimeoutMs,
-      tls: { minVersion: 'TLSv1', ciphers: OFFERED_CIPHERS, requestOCSP: true },
-      onSocket: capture.onSocket,
-      wrapSocket: capture.wrapSocket,
-    });
+    observed = await deps.outbound.observeTlsHandshake(target.host, { port: TLS_PORT });
   } catch (err) {
     throw handshakeFailure(target.host, err);
   }
-  let facts: HandshakeFacts;
-  try {
-    capture.stop();
-    facts = readHandshake(socket, target, capture, new Date(deps.clock()));
-  } finally {
-    socket.destroy();
-  }
+  const facts = handshakeFacts(observed, target, new Date(deps.clock()));
   if (facts.peerChain.length === 0) {
     // Only anonymous or PSK suites complete a handshake without a certificate; the client offers neither.
     throw new AppError(
@@ -111,30 +86,21 @@ async function liveInspection(target: TlsTarget, deps: TlsDeps): Promise<TlsEvid
   }
 }
 
-/** Everything the evidence needs from the connected socket, read before it is closed. */
-function readHandshake(
-  socket: TLSSocket,
-  target: TlsTarget,
-  capture: HandshakeCapture,
-  now: Date,
-): HandshakeFacts {
-  const protocol = socket.getProtocol() ?? 'unknown';
-  const cipher = socket.getCipher();
-  const peerChain = peerCertificateChain(socket);
+function handshakeFacts(observed: ObservedHandshake, target: TlsTarget, now: Date): HandshakeFacts {
   return {
     host: target.host,
     port: TLS_PORT,
-    address: capture.remoteAddress ?? socket.remoteAddress ?? '',
+    address: observed.address,
     sni: target.literal ? null : target.host,
-    protocol,
-    cipher: { standardName: cipher.standardName, name: cipher.name },
-    alpn: socket.alpnProtocol || null,
-    ephemeralKey: socket.getEphemeralKeyInfo(),
-    ocspStapled: capture.ocspResponse !== null,
-    authorized: socket.authorized,
-    authorizationError: socket.authorizationError ? String(socket.authorizationError) : null,
-    sent: sentList(capture, protocol, cipher.standardName, peerChain[0]),
-    peerChain,
+    protocol: observed.protocol,
+    cipher: observed.cipher,
+    alpn: observed.alpn,
+    ephemeralKey: observed.ephemeralKey,
+    ocspStapled: observed.ocspResponse !== null,
+    authorized: observed.authorized,
+    authorizationError: observed.authorizationError,
+    sent: sentList(observed),
+    peerChain: observed.peerChain,
     now,
   };
 }
@@ -144,36 +110,17 @@ function readHandshake(
  * an oversized flight) or disagrees with the certificate OpenSSL verified: then the caller
  * falls back to Node's reconstruction and says so (`chain.source`).
  */
-function sentList(
-  capture: HandshakeCapture,
-  protocol: string,
-  cipher: string,
-  verifiedLeaf: Buffer | undefined,
-): Buffer[] | undefined {
-  if (capture.overflowed) return undefined;
+function sentList(observed: ObservedHandshake): Buffer[] | undefined {
+  const { serverBytes, protocol, cipher, keylog, peerChain } = observed;
+  if (serverBytes === undefined) return undefined;
   try {
-    const sent = sentCertificates({ bytes: capture.serverBytes(), protocol, cipher, keylog: capture.keylog });
+    const sent = sentCertificates({ bytes: serverBytes, protocol, cipher: cipher.standardName, keylog });
+    const verifiedLeaf = peerChain[0];
     return verifiedLeaf && sent[0]?.equals(verifiedLeaf) ? sent : undefined;
   } catch (err) {
     if (err instanceof HandshakeParseError) return undefined;
     throw err;
   }
-}
-
-/**
- * DER of Node's issuer links, leaf first. Node ends the list at a self-issued
- * certificate by pointing it at itself; the `seen` set also stops any other loop.
- */
-function peerCertificateChain(socket: TLSSocket): Buffer[] {
-  const out: Buffer[] = [];
-  const seen = new Set<object>();
-  let cert: { raw?: Buffer; issuerCertificate?: unknown } | undefined = socket.getPeerCertificate(true);
-  while (cert?.raw && !seen.has(cert)) {
-    seen.add(cert);
-    out.push(cert.raw);
-    cert = cert.issuerCertificate as typeof cert;
-  }
-  return out;
 }
 
 /** 400s and the DNS client's own errors pass through; a failed connection becomes a 502 naming the stage. */

@@ -31,9 +31,12 @@ export interface GeoLocation extends GeoFields {
   attribution: DataAttribution[];
 }
 
-/** A geolocation source for the ip-geo chain. Throws ProviderError for a failure or a miss. */
+/**
+ * A geolocation source for the ip-geo chain: null when it holds no record for
+ * the address (the chain then asks the next source), a ProviderError for a failure.
+ */
 export interface GeoProvider extends Provider {
-  locate(ip: ParsedIp, signal: AbortSignal): Promise<GeoLocation>;
+  locate(ip: ParsedIp, signal: AbortSignal): Promise<GeoLocation | null>;
 }
 
 export const DBIP_ATTRIBUTION: DataAttribution = Object.freeze({

@@ -30,7 +30,7 @@ import {
   mmdbAttribution,
   normalizeGeoRecord,
 } from './geo.js';
-import { formatIp, type ParsedIp, prefixOf } from './ip-number.js';
+import { type ParsedIp, prefixOf } from './ip-number.js';
 import type { ListLogger } from './list-source.js';
 import { MmdbFile } from './mmdb-file.js';
 
@@ -138,7 +138,7 @@ export class GeoIpDatabase implements GeoProvider {
     if (asn.status === 'fulfilled') asn.value?.index.close();
   }
 
-  async locate(ip: ParsedIp, _signal?: AbortSignal): Promise<GeoLocation> {
+  async locate(ip: ParsedIp, _signal?: AbortSignal): Promise<GeoLocation | null> {
     if (this.#closing.signal.aborted) throw new ProviderError('upstream_error', 'GeoIP database closed');
     let databases: OpenDatabase[];
     try {
@@ -148,7 +148,6 @@ export class GeoIpDatabase implements GeoProvider {
         cause: err,
       });
     }
-    const text = formatIp(ip);
     for (const db of databases) {
       // An IPv6 address has no place in an IPv4 tree (its first 32 bits would be walked as an IPv4 address).
       if (ip.version === 6 && db.ipVersion === 4) continue;
@@ -157,7 +156,8 @@ export class GeoIpDatabase implements GeoProvider {
       if (!fields || (fields.country_code === null && fields.latitude === null)) continue;
       return { ...fields, network: prefixOf(ip, prefixLength), attribution: db.attribution };
     }
-    throw new ProviderError('upstream_error', `no record for ${text} in the GeoIP database`);
+    // Not a failure: the database answered, and this address is not in it.
+    return null;
   }
 
   /** The AS holding `ip`, or null when the table has none or could not load. */

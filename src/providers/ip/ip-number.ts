@@ -14,6 +14,8 @@
  * way, and every list we match against files them as IPv4.
  */
 
+import { formatIPv6Groups } from '../../net/address.js';
+
 /** An IPv6 address as four uint32 words, most significant first. */
 export type Words = readonly [number, number, number, number];
 
@@ -148,36 +150,10 @@ export function formatIPv4(value: number): string {
   return `${value >>> 24}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`;
 }
 
-/** RFC 5952 §4: lower case, no leading zeros, the longest run (≥ 2) of zero groups as "::". */
 export function formatIPv6(w: Words): string {
-  const groups = new Array<number>(8);
-  for (let i = 0; i < 4; i++) {
-    groups[2 * i] = w[i]! >>> 16;
-    groups[2 * i + 1] = w[i]! & 0xffff;
-  }
-  let bestStart = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  if (bestLen < 2) return groups.map((g) => g.toString(16)).join(':');
-  let out = '';
-  for (let i = 0; i < bestStart; i++) out += `${i > 0 ? ':' : ''}${groups[i]!.toString(16)}`;
-  out += '::';
-  for (let i = bestStart + bestLen; i < 8; i++) {
-    out += `${i > bestStart + bestLen ? ':' : ''}${groups[i]!.toString(16)}`;
-  }
-  return out;
+  const groups: number[] = [];
+  for (const word of w) groups.push(word >>> 16, word & 0xffff);
+  return formatIPv6Groups(groups);
 }
 
 export function formatIp(ip: ParsedIp): string {

@@ -25,6 +25,9 @@
  *  - Parsed data that no snapshot holds any more (replaced, or the copy in
  *    use at close()) goes to the caller's release(), which may free what it
  *    holds (the relay lists close their index files).
+ *
+ * Why one file: load, refresh, persist and release are one state machine over
+ * the same snapshot and timers.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';

@@ -1,34 +1,19 @@
-/**
- * RIPEstat `maxmind-geo-lite` data call: the ip-geo fallback, used after the
- * offline database fails or has no record for a public address.
- *
- *   GET {RIPESTAT_URL}/data/maxmind-geo-lite/data.json?resource=<ip>&sourceapp=netdiag
- *
- * RIPEstat asks callers to identify themselves with `sourceapp`
- * (https://stat.ripe.net/docs/02.data-api/#data-api-usage). An answer with
- * no locations is a valid "nothing known", not a failure.
- */
-import { type HttpClient, joinUrl } from '../http-client.js';
-import { ProviderError, type ProviderInfo } from '../types.js';
+import { RipestatAdapter } from '../ripestat-data.js';
+import { ProviderError } from '../types.js';
 import { coordinate, type DataAttribution, type GeoLocation, type GeoProvider } from './geo.js';
 import { formatIp, type ParsedIp } from './ip-number.js';
 
-/** The parts of the vendor's envelope we read (fixture: test/fixtures/ripestat/maxmind-geo-lite.json). */
-interface MaxmindGeoLiteEnvelope {
-  status?: string;
-  data?: {
-    located_resources?: Array<{
-      resource?: string;
-      locations?: Array<{
-        country?: string;
-        city?: string;
-        resources?: string[];
-        latitude?: number;
-        longitude?: number;
-        covered_percentage?: number;
-      }>;
-    }>;
-  };
+/** The parts of `data` we read (fixture: test/fixtures/ripestat/maxmind-geo-lite.json). */
+interface LocatedResource {
+  resource?: string;
+  locations?: Array<{
+    country?: string;
+    city?: string;
+    resources?: string[];
+    latitude?: number;
+    longitude?: number;
+    covered_percentage?: number;
+  }>;
 }
 
 export const RIPESTAT_GEO_ATTRIBUTION: DataAttribution = Object.freeze({
@@ -36,33 +21,15 @@ export const RIPESTAT_GEO_ATTRIBUTION: DataAttribution = Object.freeze({
   url: 'https://stat.ripe.net/docs/02.data-api/maxmind-geo-lite.html',
 });
 
-export const SOURCE_APP = 'netdiag';
-
-export class RipestatGeo implements GeoProvider {
-  readonly info: ProviderInfo;
-  readonly #http: HttpClient;
-  readonly #baseUrl: string;
-
-  constructor(info: ProviderInfo, http: HttpClient, baseUrl: string) {
-    this.info = info;
-    this.#http = http;
-    this.#baseUrl = baseUrl;
-  }
-
+export class RipestatGeo extends RipestatAdapter implements GeoProvider {
   async locate(ip: ParsedIp, signal: AbortSignal): Promise<GeoLocation> {
-    const query = new URLSearchParams({ resource: formatIp(ip), sourceapp: SOURCE_APP });
-    const url = `${joinUrl(this.#baseUrl, '/data/maxmind-geo-lite/data.json')}?${query}`;
-    const { status, data } = await this.#http.getJson<MaxmindGeoLiteEnvelope>(url, {
-      signal,
-      maxBytes: 256 * 1024,
-    });
-    if (status !== 200) throw new ProviderError('http_status', `HTTP ${status} from RIPEstat`);
-    const resources = data?.data?.located_resources;
-    if (data?.status !== 'ok' || !Array.isArray(resources)) {
+    const { data } = await this.dataCall('maxmind-geo-lite', formatIp(ip), { signal, maxBytes: 256 * 1024 });
+    const resources = data.located_resources as LocatedResource[] | undefined;
+    if (!Array.isArray(resources)) {
       throw new ProviderError('bad_response', 'RIPEstat answer without data.located_resources');
     }
     // The location covering most of the resource; for one address there is at most one.
-    const locations = resources.flatMap((r) => (Array.isArray(r.locations) ? r.locations : []));
+    const locations = resources.flatMap((r) => (Array.isArray(r?.locations) ? r.locations : []));
     const best = locations.reduce<(typeof locations)[number] | undefined>(
       (a, b) => (a === undefined || (b.covered_percentage ?? 0) > (a.covered_percentage ?? 0) ? b : a),
       undefined,

@@ -6,32 +6,19 @@
  * checked, connection pinned), one hop at a time so that rdap-fetch.ts
  * applies the RDAP redirect rules (5 hops, HTTPS only) and sees every 429.
  */
-import { type SafeFetchOptions, safeFetch } from '../../net/safe-http.js';
+import type { Outbound } from '../../net/outbound.js';
 import { ProviderError } from '../types.js';
 import type { HopSender } from './rdap-fetch.js';
 
-export interface OutboundOptions {
-  resolver: SafeFetchOptions['resolver'];
-  /** UNSAFE_ALLOW_TARGET_CIDRS. */
-  allowCidrs: readonly string[];
-  /** Per hop; the chain's per-attempt timeout bounds the whole lookup as well. */
-  timeoutMs: number;
-  /** Test CA for fixture registries; production uses the system store. */
-  ca?: string | string[];
-}
-
-export function safeHopSender(opts: OutboundOptions): HopSender {
+/** Per hop, the app's outbound deadline applies; the chain's per-attempt timeout bounds the whole lookup as well. */
+export function safeHopSender(outbound: Pick<Outbound, 'fetch'>): HopSender {
   return async (url, req) => {
-    const res = await safeFetch(url, {
-      resolver: opts.resolver,
-      allowCidrs: opts.allowCidrs,
+    const res = await outbound.fetch(url, {
       signal: req.signal,
       headers: req.headers,
       maxRedirects: 0,
-      timeoutMs: opts.timeoutMs,
       maxBodyBytes: req.maxBytes,
       ...(req.listedPort === undefined ? {} : { allowPorts: [req.listedPort] }),
-      ...(opts.ca ? { ca: opts.ca } : {}),
     });
     if (res.truncated) {
       throw new ProviderError(

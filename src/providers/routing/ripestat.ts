@@ -1,19 +1,5 @@
-/**
- * RIPEstat as the primary routing source (docs/architecture.md §1, `RIPESTAT_URL`):
- *
- *  - origin of an address: the `prefix-overview` data call, which aligns an
- *    address to its covering announced prefix and names every origin AS with
- *    its holder in one answer (https://stat.ripe.net/docs/02.data-api/prefix-overview.html);
- *  - routing status of an address: the `routing-status` data call (origins,
- *    RIS visibility, first and last seen, less/more specifics;
- *    https://stat.ripe.net/docs/02.data-api/routing-status.html).
- *
- * Vendor shapes are declared here and read defensively: RIPEstat sends ASNs
- * as numbers in some calls and strings in others (see test/fixtures/ripestat/).
- */
-import type { HttpClient } from '../http-client.js';
-import { fetchRipestatData } from '../ripestat-data.js';
-import { ProviderError, type ProviderInfo } from '../types.js';
+import { RipestatAdapter } from '../ripestat-data.js';
+import { ProviderError } from '../types.js';
 import type {
   AddressOrigin,
   OriginProvider,
@@ -49,36 +35,14 @@ interface RoutingStatusData {
 /** Bounds what a hostile or broken answer can put into ours. */
 const MAX_SPECIFICS = 50;
 
-export class RipestatRouting implements OriginProvider, RoutingStatusProvider {
-  readonly info: ProviderInfo;
-  readonly #http: HttpClient;
-  readonly #baseUrl: string;
-
-  constructor(info: ProviderInfo, http: HttpClient, baseUrl: string) {
-    this.info = info;
-    this.#http = http;
-    this.#baseUrl = baseUrl;
-  }
-
+export class RipestatRouting extends RipestatAdapter implements OriginProvider, RoutingStatusProvider {
   async origin(ip: string, signal: AbortSignal): Promise<AddressOrigin> {
-    const { data } = await fetchRipestatData(
-      this.#http,
-      this.#baseUrl,
-      'prefix-overview',
-      { resource: ip },
-      { signal },
-    );
+    const { data } = await this.dataCall('prefix-overview', ip, { signal });
     return parsePrefixOverview(data as PrefixOverviewData);
   }
 
   async routingStatus(ip: string, signal: AbortSignal): Promise<RoutingStatus> {
-    const { data } = await fetchRipestatData(
-      this.#http,
-      this.#baseUrl,
-      'routing-status',
-      { resource: ip },
-      { signal },
-    );
+    const { data } = await this.dataCall('routing-status', ip, { signal });
     return parseRoutingStatus(data as RoutingStatusData);
   }
 }

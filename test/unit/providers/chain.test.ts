@@ -4,7 +4,7 @@ import { MemoryCache } from '../../../src/cache/memory.js';
 import { AppError } from '../../../src/errors.js';
 import { ProviderChain } from '../../../src/providers/chain.js';
 import { ProviderRegistry } from '../../../src/providers/registry.js';
-import { type Provider, ProviderError, type ProviderInfo } from '../../../src/providers/types.js';
+import { NO_DATA, type Provider, ProviderError, type ProviderInfo } from '../../../src/providers/types.js';
 
 type Answer = { kind: 'found'; value: string } | { kind: 'not_found' };
 
@@ -199,14 +199,72 @@ describe('ProviderChain', () => {
     expect(err.providersTried?.[0]?.error).toBe('timeout: no answer within 20 ms');
   });
 
-  it('treats an unexpected adapter exception as an operational failure, not a crash', async () => {
-    const { chain } = setup();
+  it('lets a bug in an adapter (a TypeError) through as itself: no failure recorded, no fallback asked', async () => {
+    const { chain, registry } = setup();
     const broken = new FakeProvider('broken', async () => {
       throw new TypeError("Cannot read properties of undefined (reading 'x')");
     });
+    registry.registerChain('test', [broken]);
     const fallback = new FakeProvider('fallback', ok('b'));
-    const result = await run(chain, [broken, fallback]);
-    expect(result.providers_tried[0]?.error).toMatch(/^upstream_error/);
+    await expect(run(chain, [broken, fallback])).rejects.toBeInstanceOf(TypeError);
+    expect(fallback.calls).toBe(0);
+    expect(registry.list()[0]?.status).toMatchObject({ consecutive_failures: 0, last_error: null });
+    // Nothing was cached: the next call asks again.
+    await expect(run(chain, [broken, fallback])).rejects.toBeInstanceOf(TypeError);
+    expect(broken.calls).toBe(2);
+  });
+
+  it('takes NO_DATA as "nothing here": the next provider is asked, and it is not a failure', async () => {
+    const { chain, registry } = setup();
+    const empty = new FakeProvider('empty', ok('unused'));
+    const fallback = new FakeProvider('fallback', ok('b'));
+    registry.registerChain('test', [empty, fallback]);
+    const result = await chain.run({
+      capability: 'test',
+      providers: [empty, fallback],
+      key: 'nd',
+      call: async (p) => (p === empty ? (p.calls++, NO_DATA) : p.lookup()),
+      ttl: () => 60,
+    });
+    expect(result.value).toEqual({ kind: 'found', value: 'b' });
+    expect(result.providers_tried).toEqual([
+      { id: 'empty', name: 'Fake empty', status: 'no_data' },
+      { id: 'fallback', name: 'Fake fallback', status: 'ok' },
+    ]);
+    const status = registry.list().find((p) => p.id === 'empty')?.status;
+    expect(status).toMatchObject({ consecutive_failures: 0, last_error: null, last_failure_at: null });
+    expect(status?.last_success_at).toEqual(expect.any(String));
+  });
+
+  it('answers 404 with providers_tried when every provider had no data, 502 when one of them failed', async () => {
+    const { chain } = setup();
+    const a = new FakeProvider('a', ok('x'));
+    const b = new FakeProvider('b', http503);
+    const noData = (providers: FakeProvider[], key: string) =>
+      chain.run({
+        capability: 'test',
+        providers,
+        key,
+        call: async (p) => (p === a ? NO_DATA : p.lookup()),
+        ttl: () => 60,
+      });
+    const none = await noData([a], 'k1').catch((err: unknown) => err);
+    expect(none).toBeInstanceOf(AppError);
+    expect(none).toMatchObject({ statusCode: 404, code: 'not_found' });
+    expect((none as AppError).providersTried).toEqual([{ id: 'a', name: 'Fake a', status: 'no_data' }]);
+    const failed = await noData([a, b], 'k2').catch((err: unknown) => err);
+    expect(failed).toMatchObject({ statusCode: 502, code: 'upstream_failed' });
+  });
+
+  it('turns what an adapter throws after its timeout fired into a timeout, not a bug', async () => {
+    const { chain } = setup(50);
+    const late = new FakeProvider('late', async () => {
+      await new Promise((r) => setTimeout(r, 80));
+      throw new DOMException('This operation was aborted', 'AbortError');
+    });
+    const fallback = new FakeProvider('fallback', ok('b'));
+    const result = await run(chain, [late, fallback]);
+    expect(result.providers_tried[0]?.error).toMatch(/^timeout: /);
   });
 
   it('reports runtime status to the registry for registered providers', async () => {

@@ -47,6 +47,10 @@ describe('HttpClient against a fake HTTPS upstream', () => {
         '/crtsh': { json: CRTSH },
         '/big': { headers: { 'content-type': 'application/json' }, body: `"${'x'.repeat(2_000)}"` },
         '/big-chunked': { headers: { 'transfer-encoding': 'chunked' }, body: `"${'x'.repeat(2_000)}"` },
+        '/moved': { status: 302, headers: { location: '/json' } },
+        '/to-file': { status: 302, headers: { location: 'file:///etc/passwd' } },
+        '/to-http': { status: 301, headers: { location: 'http://127.0.0.1:9/json' } },
+        '/to-credentials': { status: 307, headers: { location: 'https://user:pw@localhost/json' } },
       },
     });
   });
@@ -70,6 +74,31 @@ describe('HttpClient against a fake HTTPS upstream', () => {
     const res = await client.send(`${upstream.url}/missing`, { signal: ok() });
     expect(res.status).toBe(404);
     expect(JSON.parse(res.body.toString())).toHaveProperty('error');
+  });
+
+  describe('redirects (the same rules as outbound safety: net/redirect.ts)', () => {
+    it('follows a relative Location within maxRedirects', async () => {
+      const res = await client.send(`${upstream.url}/moved`, { signal: ok(), maxRedirects: 3 });
+      expect(res.status).toBe(200);
+      expect(res.url).toBe(`${upstream.url}/json`);
+    });
+
+    it('hands a redirect back unfollowed when maxRedirects is 0', async () => {
+      expect((await client.send(`${upstream.url}/moved`, { signal: ok() })).status).toBe(302);
+    });
+
+    it.each([
+      ['a scheme other than http and https', '/to-file', /scheme file is not allowed/],
+      ['a downgrade from https to http', '/to-http', /downgrade from https to http/],
+      ['credentials in the URL', '/to-credentials', /must not carry credentials/],
+    ])('refuses %s as bad_response, without connecting', async (_why, path, message) => {
+      const failure = await failureOf(
+        client.send(`${upstream.url}${path}`, { signal: ok(), maxRedirects: 3 }),
+      );
+      expect(failure.kind).toBe('bad_response');
+      expect(failure.message).toMatch(message);
+      expect(upstream.count()).toBe(1);
+    });
   });
 
   it('sends a descriptive User-Agent', async () => {

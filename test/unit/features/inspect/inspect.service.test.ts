@@ -14,6 +14,7 @@ import {
 } from '../../../../src/features/inspect/inspect.service.js';
 import type { TlsEvidence } from '../../../../src/features/tls/tls.schema.js';
 import { TargetError } from '../../../../src/net/errors.js';
+import { resolveTarget } from '../../../../src/net/resolve-target.js';
 import type { HopEvidence, SafeFetchResult } from '../../../../src/net/safe-http.js';
 import { ProviderChain } from '../../../../src/providers/chain.js';
 import type { DnsAnswer } from '../../../../src/providers/dns/types.js';
@@ -112,10 +113,9 @@ function setup(
     },
   };
   const deps: InspectDeps = {
-    resolver: dns,
     dns,
     // Documentation space stands in for public addresses here, as UNSAFE_ALLOW_TARGET_CIDRS allows in labs.
-    allowCidrs: ['192.0.2.0/24', '2001:db8::/32'],
+    resolve: (host) => resolveTarget(host, { resolver: dns, allowCidrs: ['192.0.2.0/24', '2001:db8::/32'] }),
     fetch: async (url, onHop) => {
       fetched.push(url);
       if (opts.fetchFails) throw opts.fetchFails;

@@ -132,7 +132,7 @@ describe('relay lists parsed in a worker thread', () => {
     expect(parsed.data.cachedBytes).toBeLessThanOrEqual(1024 * 1024);
     parsed.data.close();
     expect(descriptorsUnder(dir)).toEqual([]);
-  });
+  }, 120_000); // Seconds of parsing and 700 000 lookups: generous for a loaded 2-core machine.
 
   it('answers the same from memory when there is no directory', async () => {
     const parsed = await parseRelayList('geofeed', owned(synthetic.text));

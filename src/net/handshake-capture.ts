@@ -1,8 +1,9 @@
 /**
- * Records what handshake-records.ts needs from one live handshake: the raw
- * bytes the server sends, the key log (TLS 1.3 secrets) and a stapled OCSP
- * response. It plugs into safeTlsConnect through `wrapSocket` and `onSocket`,
- * so the connection itself stays the one safe path of src/net/.
+ * Records what GET /api/tls needs from one live handshake beyond Node's own
+ * view (features/tls/handshake-records.ts reads the Certificate message out of
+ * it): the raw bytes the server sends, the key log (TLS 1.3 secrets) and a
+ * stapled OCSP response. It plugs into safeTlsConnect through `wrapSocket` and
+ * `onSocket`, so the connection itself stays the one safe path of src/net/.
  *
  * The tap is a pass-through Duplex between the TCP socket and TLS: Node
  * reads a native socket from C++, out of JavaScript's sight, so the only

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHandshakeCapture, tapInbound } from '../../../../src/features/tls/handshake-capture.js';
+import { createHandshakeCapture, tapInbound } from '../../../src/net/handshake-capture.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
