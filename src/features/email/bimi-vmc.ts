@@ -28,6 +28,23 @@ export interface VmcReport {
   logotype: boolean;
 }
 
+/** What the certificate itself says; the evaluation adds where it was fetched from. */
+export type VmcFacts = Omit<VmcReport, 'url' | 'http_status'>;
+
+/** The facts before any certificate has been read: nothing known, nothing valid. */
+export function unreadVmc(): VmcFacts {
+  return {
+    valid: false,
+    subject: null,
+    issuer: null,
+    not_before: null,
+    not_after: null,
+    domains: [],
+    bimi_eku: false,
+    logotype: false,
+  };
+}
+
 /**
  * Checks a VMC (PEM chain, leaf first): dates, the BIMI extended key usage,
  * the domain among its subjectAltNames, the chain's own signatures, and the
@@ -38,18 +55,9 @@ export function checkVmc(
   pem: string,
   domain: string,
   now: number,
-): { valid: boolean; report: Omit<VmcReport, 'url' | 'http_status'>; findings: Finding[] } {
+): { valid: boolean; report: VmcFacts; findings: Finding[] } {
   const findings: Finding[] = [];
-  const report: Omit<VmcReport, 'url' | 'http_status'> = {
-    valid: false,
-    subject: null,
-    issuer: null,
-    not_before: null,
-    not_after: null,
-    domains: [],
-    bimi_eku: false,
-    logotype: false,
-  };
+  const report = unreadVmc();
   const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
   const certs: X509Certificate[] = [];
   for (const block of blocks) {

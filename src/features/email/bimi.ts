@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { BIMI_SPEC, type BimiLookup, chooseBimiRecord, parseBimiRecord } from './bimi-record.js';
 import { checkSvg, type SvgReport } from './bimi-svg.js';
-import { checkVmc, type VmcReport } from './bimi-vmc.js';
+import { checkVmc, unreadVmc, type VmcReport } from './bimi-vmc.js';
 import { type CheckStatus, type FetchOutcome, type Finding, finding } from './types.js';
 
 export {
@@ -172,18 +172,7 @@ export function evaluateBimi(input: BimiInput): BimiEvaluation {
   let vmcValid: boolean | undefined;
   if (parsed.authority) {
     const result = fetchedBody(input.vmc, parsed.authority, 'VMC', findings);
-    vmc = {
-      url: parsed.authority,
-      http_status: result.status,
-      valid: false,
-      subject: null,
-      issuer: null,
-      not_before: null,
-      not_after: null,
-      domains: [],
-      bimi_eku: false,
-      logotype: false,
-    };
+    vmc = { url: parsed.authority, http_status: result.status, ...unreadVmc() };
     if (result.body) {
       const check = checkVmc(result.body.toString('utf8'), input.domain, input.now);
       findings.push(...check.findings);
