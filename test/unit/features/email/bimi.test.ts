@@ -81,6 +81,73 @@ describe('BIMI SVG (SVG Tiny PS)', () => {
   });
 });
 
+// The SVG check used to find elements with regular expressions; each case below fooled it.
+describe('BIMI SVG is read as XML, not matched with patterns', () => {
+  const HEAD =
+    '<svg xmlns="http://www.w3.org/2000/svg" version="1.2" baseProfile="tiny-ps" viewBox="0 0 64 64">';
+  const messages = (text: string) => svg(text).findings.map((f) => f.message);
+
+  it('markup inside a CDATA section is text: it neither supplies a <title> nor counts as <script>', () => {
+    expect(messages(`${HEAD}<desc><![CDATA[<title>Brand</title>]]></desc></svg>`)).toEqual([
+      'The SVG must have a non-empty <title>.',
+    ]);
+    expect(
+      svg(`${HEAD}<title>T</title><style><![CDATA[/* <script> */ rect { fill: red }]]></style></svg>`),
+    ).toEqual({ valid: true, title: 'T', findings: [] });
+  });
+
+  it('a comment opener inside CDATA does not hide the real <script> after it', () => {
+    expect(
+      messages(
+        `${HEAD}<title>T</title><desc><![CDATA[<!--]]></desc><script>alert(1)</script><desc><![CDATA[-->]]></desc></svg>`,
+      ),
+    ).toEqual(['<script> is not allowed.']);
+  });
+
+  it('a ">" inside an attribute value does not end the tag', () => {
+    expect(
+      messages(
+        '<svg xmlns="http://www.w3.org/2000/svg" version="1.2" baseProfile="tiny-ps" x="a>b" viewBox="0 0 64 64"><title>T</title></svg>',
+      ),
+    ).toEqual(['The root <svg> must not have an x= attribute.']);
+  });
+
+  it('malformed XML is a finding (receivers cannot display it), with where the parser stopped', () => {
+    const result = svg(`${HEAD}<title>T</title><rect></svg>`);
+    expect(result.valid).toBe(false);
+    expect(result.findings.map((f) => `${f.severity}: ${f.message}`)).toEqual([
+      'error: The SVG is not well-formed XML (line 1, column 124: unexpected close tag).',
+    ]);
+    expect(messages(`${HEAD}<title>T</title></svg><svg/>`)).toEqual([
+      'The SVG is not well-formed XML (line 1, column 123: documents may contain only one root).',
+    ]);
+    expect(messages(`${HEAD}<title>T</title><image xlink:href="#a"/></svg>`)).toEqual([
+      'The SVG is not well-formed XML (line 1, column 136: unbound namespace prefix: "xlink").',
+    ]);
+  });
+
+  it('reads the title with its entity references resolved', () => {
+    expect(svg(`${HEAD}<title>AT&amp;T</title></svg>`).title).toBe('AT&T');
+  });
+
+  it('url() and @import count in CSS (attributes and <style>), not in prose', () => {
+    expect(
+      svg(`${HEAD}<title>T</title><desc>Drawn after url(https://x.test/a), not @imported.</desc></svg>`),
+    ).toEqual({ valid: true, title: 'T', findings: [] });
+    expect(
+      messages(
+        `${HEAD}<title>T</title><style><![CDATA[rect { fill: url(https://x.test/a) }]]></style></svg>`,
+      ),
+    ).toEqual(['The SVG refers to an external resource (url() or @import).']);
+  });
+
+  it('an <?xml-stylesheet?> instruction is an external resource', () => {
+    expect(messages(`<?xml-stylesheet href="https://x.test/a.css"?>${HEAD}<title>T</title></svg>`)).toEqual([
+      'An <?xml-stylesheet?> instruction refers to an external resource.',
+    ]);
+  });
+});
+
 describe('VMC', () => {
   const now = Date.now();
 
