@@ -132,16 +132,19 @@ describe('Lookups', () => {
         at: (ms: number) => {
           now = ms;
         },
+        /** Looks `names` up, started by the user or by moving back to it, and lets the answers arrive. */
+        lookUp: async (via: 'user' | 'back', ...names: string[]) => {
+          lookups.start(names.join(' '), names.map(dns), { reuse: via === 'back' });
+          await settle();
+        },
       };
     }
 
     it('moving back to a lookup answered within five minutes shows its answer without calling again', async () => {
-      const { lookups, calls, at } = setup(() => ok('answer'));
-      lookups.start('x', [dns('x.test')], { reuse: false });
-      await settle();
+      const { lookups, calls, at, lookUp } = setup(() => ok('answer'));
+      await lookUp('user', 'x.test');
       at(5 * 60_000 - 1);
-      lookups.start('x', [dns('x.test')], { reuse: true });
-      await settle();
+      await lookUp('back', 'x.test');
 
       expect(calls).toHaveLength(1);
       expect(lookups.current).toMatchObject({ id: 2 });
@@ -149,53 +152,42 @@ describe('Lookups', () => {
     });
 
     it('only back/forward reuses: a lookup the user starts again always asks the API', async () => {
-      const { lookups, calls } = setup(() => ok('answer'));
-      lookups.start('x', [dns('x.test')], { reuse: false });
-      await settle();
-      lookups.start('x', [dns('x.test')], { reuse: false });
-      await settle();
+      const { calls, lookUp } = setup(() => ok('answer'));
+      await lookUp('user', 'x.test');
+      await lookUp('user', 'x.test');
       expect(calls).toHaveLength(2);
     });
 
     it('an answer five minutes old or more is asked for again', async () => {
-      const { lookups, calls, at } = setup(() => ok('answer'));
-      lookups.start('x', [dns('x.test')], { reuse: false });
-      await settle();
+      const { calls, at, lookUp } = setup(() => ok('answer'));
+      await lookUp('user', 'x.test');
       at(5 * 60_000);
-      lookups.start('x', [dns('x.test')], { reuse: true });
-      await settle();
+      await lookUp('back', 'x.test');
       expect(calls).toHaveLength(2);
     });
 
     it('errors are never kept: moving back to a failed lookup asks again', async () => {
-      const { lookups, calls } = setup(() => failed(502, 'every provider failed'));
-      lookups.start('x', [dns('x.test')], { reuse: false });
-      await settle();
-      lookups.start('x', [dns('x.test')], { reuse: true });
-      await settle();
+      const { calls, lookUp } = setup(() => failed(502, 'every provider failed'));
+      await lookUp('user', 'x.test');
+      await lookUp('back', 'x.test');
       expect(calls).toHaveLength(2);
     });
 
     it('answers are kept per call: only the parts without a kept answer are asked for', async () => {
-      const { lookups, calls } = setup(() => ok('answer'));
-      lookups.start('x', [dns('x.test')], { reuse: false });
-      await settle();
-      lookups.start('x and y', [dns('x.test'), dns('y.test')], { reuse: true });
-      await settle();
+      const { lookups, calls, lookUp } = setup(() => ok('answer'));
+      await lookUp('user', 'x.test');
+      await lookUp('back', 'x.test', 'y.test');
       expect(calls.map((c) => c.query?.target)).toEqual(['x.test', 'y.test']);
       expect(lookups.current?.parts.map((p) => p.outcome)).toEqual([ok('answer'), ok('answer')]);
     });
 
     it('showing a kept answer keeps it five minutes more', async () => {
-      const { lookups, calls, at } = setup(() => ok('answer'));
-      lookups.start('x', [dns('x.test')], { reuse: false });
-      await settle();
+      const { calls, at, lookUp } = setup(() => ok('answer'));
+      await lookUp('user', 'x.test');
       at(4 * 60_000);
-      lookups.start('x', [dns('x.test')], { reuse: true });
-      await settle();
+      await lookUp('back', 'x.test');
       at(8 * 60_000);
-      lookups.start('x', [dns('x.test')], { reuse: true });
-      await settle();
+      await lookUp('back', 'x.test');
       expect(calls).toHaveLength(1);
     });
 
