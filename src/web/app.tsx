@@ -1,99 +1,42 @@
 /**
  * The page: one input, a row of tools, "my IP" on load, the challenge panel
  * when protection is on, and one result card per API call. The URL holds the
- * query (shareable; back/forward replay it from an in-page cache).
+ * query (shareable; back/forward replay it from the answers kept in lookups.ts).
+ *
+ * The layout only: lookups.ts runs the calls, challenge.ts keeps the session,
+ * page-history.ts keeps the address bar; main.tsx creates them and hands them in.
  */
-import { Component } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { callKey, type Outcome, send } from './api/client';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { type Outcome, send } from './api/client';
 import type { DnsType, MyIpResult } from './api/types';
-import { Challenge, ChallengeFailed, type ChallengeView, SLOT_ID } from './challenge';
+import type { Challenge } from './challenge';
 import type { ToolId } from './endpoints';
+import type { Lookup, Lookups } from './lookups';
+import type { Navigation, PageHistory } from './page-history';
 import { MyIpView } from './results/ip';
-import { DNS_TYPES, GLOBAL_DNS_TYPES, type PageState, readState, stateSearch } from './state';
+import { DNS_TYPES, GLOBAL_DNS_TYPES, type PageState, stateSearch } from './state';
 import { parseTarget, type Target } from './target';
 import { type Part, TOOLS, type Tool, toolFor } from './tools';
+import { ChallengePanel } from './ui/challenge-panel';
 import { ResultCard } from './ui/result-card';
+import { usePublished } from './ui/use-published';
 
-const challenge = new Challenge();
-
-/** Successful answers seen in this page, so back/forward shows them again without a request. */
-const resultCache = new Map<string, { outcome: Outcome<unknown>; at: number }>();
-const REUSE_MS = 5 * 60_000;
-
-interface PartRun {
-  part: Part;
-  outcome?: Outcome<unknown>;
-}
-
-interface Run {
-  id: number;
+/** What the page keeps about a lookup besides its parts. */
+export interface LookupInfo {
   target: Target;
   tool: Tool;
-  started: number;
-  parts: PartRun[];
 }
 
-type Navigation = 'push' | 'replace' | 'history' | 'stay';
+export type PageLookups = Lookups<Part, LookupInfo>;
+type PageLookup = Lookup<Part, LookupInfo>;
 
-function challengeOutcome(err: unknown): Outcome<unknown> {
-  if (err instanceof ChallengeFailed && err.outcome && !err.outcome.ok) return err.outcome;
-  const message = err instanceof Error ? err.message : String(err);
-  return {
-    ok: false,
-    status: 403,
-    error: { error: `verification did not complete: ${message}`, code: 'challenge_failed' },
-    retryAfter: null,
-    ms: 0,
-  };
+export interface AppProps {
+  challenge: Challenge;
+  lookups: PageLookups;
+  pageHistory: PageHistory;
 }
 
-/** One call with the session rules: verify first when needed, and once more after a 403 challenge_required. */
-async function runCall(part: Part, signal: AbortSignal): Promise<Outcome<unknown>> {
-  try {
-    await challenge.ensure();
-  } catch (err) {
-    return challengeOutcome(err);
-  }
-  let res = await send<unknown>(part.call, signal);
-  if (!res.ok && res.status === 403 && res.error.code === 'challenge_required') {
-    try {
-      await challenge.renew();
-    } catch (err) {
-      return challengeOutcome(err);
-    }
-    res = await send<unknown>(part.call, signal);
-  }
-  return res;
-}
-
-/** The widget's container: never re-rendered, because the widget owns what is inside it. */
-class WidgetSlot extends Component {
-  override shouldComponentUpdate(): boolean {
-    return false;
-  }
-  override render() {
-    return <div id={SLOT_ID} class="widget-slot" />;
-  }
-}
-
-function ChallengePanel({ view }: { view: ChallengeView }) {
-  const text: Record<ChallengeView['phase'], string> = {
-    idle: '',
-    loading: 'Loading the verification widget…',
-    widget: 'Lookups need a quick check that you are a person. It lasts 15 minutes.',
-    verifying: 'Verifying…',
-    failed: 'Verification did not complete.',
-  };
-  return (
-    <section class="card challenge" hidden={view.phase === 'idle'} aria-labelledby="challenge-title">
-      <h2 id="challenge-title">Quick check</h2>
-      <p aria-live="polite">{text[view.phase]}</p>
-      <WidgetSlot />
-      {view.phase === 'failed' && view.message && <p class="error-text">{view.message}</p>}
-    </section>
-  );
-}
+const TITLE = 'netdiag — network diagnostics';
 
 function Intro({ onExample }: { onExample: (state: PageState) => void }) {
   const examples: [string, ToolId, string][] = [
@@ -130,68 +73,44 @@ function Intro({ onExample }: { onExample: (state: PageState) => void }) {
   );
 }
 
-function announcement(run: Run | null): string {
-  if (!run) return '';
-  if (run.parts.some((p) => p.outcome === undefined)) return `Looking up ${run.target.host}…`;
-  const failed = run.parts.filter((p) => p.outcome && !p.outcome.ok).length;
+function announcement(lookup: PageLookup | null): string {
+  if (!lookup) return '';
+  const { target, tool } = lookup.info;
+  if (lookup.parts.some((p) => p.outcome === undefined)) return `Looking up ${target.host}…`;
+  const failed = lookup.parts.filter((p) => p.outcome && !p.outcome.ok).length;
   return failed
-    ? `${run.tool.label} lookup for ${run.target.host}: ${failed} failed`
-    : `${run.tool.label} results for ${run.target.host}`;
+    ? `${tool.label} lookup for ${target.host}: ${failed} failed`
+    : `${tool.label} results for ${target.host}`;
 }
 
-export function App() {
-  const [state, setState] = useState<PageState>(() => readState(location.search));
+export function App({ challenge, lookups, pageHistory }: AppProps) {
+  const [state, setState] = useState<PageState>(() => pageHistory.read());
   const [input, setInput] = useState(state.q);
-  const [run, setRun] = useState<Run | null>(null);
+  const lookup = usePublished(lookups, lookups.current);
+  const challengeView = usePublished(challenge, challenge.view);
   const [myIp, setMyIp] = useState<Outcome<MyIpResult> | null>(null);
-  const [challengeView, setChallengeView] = useState<ChallengeView>(challenge.view);
-  const abort = useRef<AbortController | null>(null);
-  const runIds = useRef(0);
 
-  const start = useCallback((next: PageState, nav: Navigation) => {
-    const target = parseTarget(next.q);
-    abort.current?.abort();
-    if (!target) {
-      setState(next);
-      setRun(null);
-      document.title = 'netdiag — network diagnostics';
-      return;
-    }
-    const tool = toolFor(target.kind, next.tool);
-    const normalized: PageState = { ...next, q: next.q.trim(), tool: tool.id };
-    setState(normalized);
-    const url = `/${stateSearch(normalized)}`;
-    if (nav === 'push' && url !== location.pathname + location.search) history.pushState(null, '', url);
-    if (nav === 'replace') history.replaceState(null, '', url);
-    document.title = `${target.host} · ${tool.label} · netdiag`;
-
-    const controller = new AbortController();
-    abort.current = controller;
-    const id = ++runIds.current;
-    const parts = tool.parts(target, normalized).map((part) => ({ part }));
-    setRun({ id, target, tool, started: performance.now(), parts });
-    parts.forEach(({ part }, i) => {
-      const key = callKey(part.call);
-      const seen = resultCache.get(key);
-      const reuse = nav === 'history' && seen !== undefined && Date.now() - seen.at < REUSE_MS;
-      const pending = reuse ? Promise.resolve(seen.outcome) : runCall(part, controller.signal);
-      pending.then(
-        (outcome) => {
-          if (outcome.ok) resultCache.set(key, { outcome, at: Date.now() });
-          setRun((r) =>
-            r && r.id === id ? { ...r, parts: r.parts.map((p, j) => (j === i ? { ...p, outcome } : p)) } : r,
-          );
-        },
-        () => {
-          // Aborted: a newer lookup replaced this one.
-        },
-      );
-    });
-  }, []);
+  const start = useCallback(
+    (next: PageState, nav: Navigation) => {
+      const target = parseTarget(next.q);
+      if (!target) {
+        lookups.clear();
+        setState(next);
+        document.title = TITLE;
+        return;
+      }
+      const tool = toolFor(target.kind, next.tool);
+      const normalized: PageState = { ...next, q: next.q.trim(), tool: tool.id };
+      setState(normalized);
+      pageHistory.record(normalized, nav);
+      document.title = `${target.host} · ${tool.label} · netdiag`;
+      lookups.start({ target, tool }, tool.parts(target, normalized), { reuse: nav === 'history' });
+    },
+    [lookups, pageHistory],
+  );
 
   useEffect(() => {
-    const unsubscribe = challenge.subscribe(setChallengeView);
-    const initial = readState(location.search);
+    const initial = pageHistory.read();
     if (initial.q) start(initial, 'replace');
     const loadMyIp = () =>
       send<MyIpResult>({ method: 'GET', path: '/api/my-ip' }).then((res) => {
@@ -202,17 +121,11 @@ export function App() {
     loadMyIp();
     // Learn early whether protection is on, so the first lookup does not wait for it.
     challenge.loadStatus();
-    const onPop = () => {
-      const s = readState(location.search);
+    return pageHistory.onMove((s) => {
       setInput(s.q);
       start(s, 'history');
-    };
-    addEventListener('popstate', onPop);
-    return () => {
-      unsubscribe();
-      removeEventListener('popstate', onPop);
-    };
-  }, [start]);
+    });
+  }, [challenge, pageHistory, start]);
 
   const target = parseTarget(input);
   const current: ToolId = state.tool ?? (target?.kind === 'ip' ? 'ip' : 'dns');
@@ -228,7 +141,7 @@ export function App() {
   const pickType = (type: DnsType) => {
     const next = { ...state, type };
     // DNS is cheap: rerun at once. Global DNS is an expensive measurement: wait for "Look up".
-    if (current === 'dns' && target && run) start({ ...next, q: input }, 'push');
+    if (current === 'dns' && target && lookup) start({ ...next, q: input }, 'push');
     else setState(next);
   };
   const types = current === 'global-dns' ? GLOBAL_DNS_TYPES : DNS_TYPES;
@@ -360,15 +273,15 @@ export function App() {
         <ChallengePanel view={challengeView} />
 
         <div id="results" class="results" tabIndex={-1}>
-          {run ? (
-            run.parts.map((p, i) => (
+          {lookup ? (
+            lookup.parts.map((p, i) => (
               <ResultCard
-                key={`${run.id}-${i}`}
+                key={`${lookup.id}-${i}`}
                 title={p.part.title}
                 call={p.part.call}
                 outcome={p.outcome}
-                started={run.started}
-                slowNote={run.tool.slowNote}
+                started={lookup.started}
+                slowNote={lookup.info.tool.slowNote}
                 render={p.part.render}
                 onRetry={() => start(state, 'stay')}
               />
@@ -391,7 +304,7 @@ export function App() {
         <span class="muted">Location data describes a network region, never a device or home.</span>
       </footer>
       <div class="visually-hidden" role="status">
-        {announcement(run)}
+        {announcement(lookup)}
       </div>
     </>
   );

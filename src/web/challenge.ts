@@ -8,32 +8,12 @@
  *   answers 403 `challenge_required`, which starts the same flow again.
  *
  * One flow at a time: concurrent lookups wait for the same promise. The widget
- * lives in a slot the page renders (`#challenge-slot`); what the user sees is
- * published as a small view state the page subscribes to.
+ * is handed in (turnstile.ts renders Cloudflare's into the page; tests use a
+ * fake), and what the user sees is published as a small view state the page
+ * subscribes to. No DOM here, so tests run it in Node.
  */
-import { type Call, type Outcome, post, send } from './api/client';
+import { type Call, send as fetchSend, type Outcome, post, type Sender } from './api/client';
 import type { ChallengeStatus, VerifyResult } from './api/types';
-
-interface TurnstileRenderOptions {
-  sitekey: string;
-  callback: (token: string) => void;
-  'error-callback'?: (code?: string) => void;
-  'expired-callback'?: () => void;
-  theme?: 'auto' | 'light' | 'dark';
-  action?: string;
-}
-
-/** The part of Cloudflare's widget API the page uses (and the test fake implements). */
-interface TurnstileApi {
-  render(container: HTMLElement, options: TurnstileRenderOptions): string | undefined;
-  remove?(widgetId: string): void;
-}
-
-declare global {
-  interface Window {
-    turnstile?: TurnstileApi;
-  }
-}
 
 export type ChallengePhase = 'idle' | 'loading' | 'widget' | 'verifying' | 'failed';
 
@@ -52,41 +32,51 @@ export class ChallengeFailed extends Error {
   }
 }
 
-export const SLOT_ID = 'challenge-slot';
+export interface WidgetSettings {
+  siteKey: string;
+  scriptUrl: string;
+}
+
+/** The widget that proves a person is there (turnstile.ts in the page, a fake in tests). */
+export interface TokenWidget {
+  /** Shows the widget (calling `onShown` once it is on the page) and resolves with its single-use token. */
+  token(settings: WidgetSettings, onShown: () => void): Promise<string>;
+  /** Takes the widget off the page once its token was used. */
+  clear(): void;
+}
+
+/** What a lookup needs of the session. */
+export interface LookupSession {
+  ensure(): Promise<void>;
+  renew(): Promise<void>;
+}
+
 /** Re-verify a little before the cookie expires rather than race its expiry. */
 const EXPIRY_MARGIN_MS = 10_000;
 
-function loadScript(src: string): Promise<TurnstileApi> {
-  return new Promise((resolve, reject) => {
-    if (window.turnstile) return resolve(window.turnstile);
-    const script = document.createElement('script');
-    const url = new URL(src, location.href);
-    // Cloudflare's documented switch for rendering from code instead of scanning the page.
-    if (!url.searchParams.has('render')) url.searchParams.set('render', 'explicit');
-    script.src = url.href;
-    script.async = true;
-    script.onload = () =>
-      window.turnstile
-        ? resolve(window.turnstile)
-        : reject(new ChallengeFailed('the verification widget loaded but did not start'));
-    script.onerror = () =>
-      reject(
-        new ChallengeFailed(
-          'the verification widget could not be loaded (blocked by the network or an extension?)',
-        ),
-      );
-    document.head.append(script);
-  });
+export interface ChallengeOptions {
+  widget: TokenWidget;
+  send?: Sender;
+  now?: () => number;
 }
 
-export class Challenge {
+export class Challenge implements LookupSession {
   private status: ChallengeStatus | null = null;
   private statusLoad: Promise<ChallengeStatus | null> | null = null;
   private expiresAt = 0;
   private flow: Promise<void> | null = null;
   private listeners = new Set<(view: ChallengeView) => void>();
   private sessionWaiters: (() => void)[] = [];
+  private readonly widget: TokenWidget;
+  private readonly send: Sender;
+  private readonly now: () => number;
   view: ChallengeView = { phase: 'idle' };
+
+  constructor(options: ChallengeOptions) {
+    this.widget = options.widget;
+    this.send = options.send ?? fetchSend;
+    this.now = options.now ?? Date.now;
+  }
 
   subscribe(listener: (view: ChallengeView) => void): () => void {
     this.listeners.add(listener);
@@ -101,7 +91,7 @@ export class Challenge {
   /** Protection state, fetched once (again after a 403, when the server evidently thinks otherwise). */
   loadStatus(force = false): Promise<ChallengeStatus | null> {
     if (force || !this.statusLoad) {
-      this.statusLoad = send<ChallengeStatus>({ method: 'GET', path: '/api/challenge/status' }).then(
+      this.statusLoad = this.send<ChallengeStatus>({ method: 'GET', path: '/api/challenge/status' }).then(
         (res) => {
           // Unknown (say, a 429): lookups go ahead and a 403 brings us back here.
           if (!res.ok) return this.status;
@@ -119,7 +109,7 @@ export class Challenge {
     return this.status?.protection.active === true;
   }
 
-  hasSession(now = Date.now()): boolean {
+  hasSession(now = this.now()): boolean {
     return this.expiresAt - EXPIRY_MARGIN_MS > now;
   }
 
@@ -161,29 +151,11 @@ export class Challenge {
     }
     try {
       this.publish({ phase: 'loading' });
-      const turnstile = await loadScript(scriptUrl);
-      const slot = document.getElementById(SLOT_ID);
-      if (!slot) throw new ChallengeFailed('the page has no place for the verification widget');
-      slot.replaceChildren();
-      this.publish({ phase: 'widget' });
-      let widgetId: string | undefined;
-      const token = await new Promise<string>((resolve, reject) => {
-        widgetId = turnstile.render(slot, {
-          sitekey: siteKey,
-          theme: 'auto',
-          action: 'lookup',
-          callback: resolve,
-          'error-callback': (code) =>
-            reject(new ChallengeFailed(`the verification widget failed${code ? ` (${code})` : ''}`)),
-          'expired-callback': () =>
-            reject(new ChallengeFailed('the verification expired before it was used')),
-        });
-      });
+      const token = await this.widget.token({ siteKey, scriptUrl }, () => this.publish({ phase: 'widget' }));
       this.publish({ phase: 'verifying' });
       const call: Call = post('/api/challenge/verify', { token });
-      const res = await send<VerifyResult>(call);
-      if (widgetId !== undefined) turnstile.remove?.(widgetId);
-      slot.replaceChildren();
+      const res = await this.send<VerifyResult>(call);
+      this.widget.clear();
       if (!res.ok) throw new ChallengeFailed(res.error.error, res);
       if (res.data.verified && res.data.expires_at) this.expiresAt = Date.parse(res.data.expires_at);
       else if (!res.data.protection_active) this.expiresAt = Number.POSITIVE_INFINITY;
@@ -195,4 +167,45 @@ export class Challenge {
       throw err instanceof ChallengeFailed ? err : new ChallengeFailed(message);
     }
   }
+}
+
+/** A failed verification as the answer its lookup shows. */
+function challengeOutcome(err: unknown): Outcome<unknown> {
+  if (err instanceof ChallengeFailed && err.outcome && !err.outcome.ok) return err.outcome;
+  const message = err instanceof Error ? err.message : String(err);
+  return {
+    ok: false,
+    status: 403,
+    error: { error: `verification did not complete: ${message}`, code: 'challenge_failed' },
+    retryAfter: null,
+    ms: 0,
+  };
+}
+
+/**
+ * One lookup call under the session rules: verify first when needed, and after
+ * a 403 `challenge_required` verify afresh and send once more. A second 403 is
+ * the answer: the page shows it rather than loop.
+ */
+export async function sendWithSession(
+  call: Call,
+  signal: AbortSignal,
+  session: LookupSession,
+  send: Sender = fetchSend,
+): Promise<Outcome<unknown>> {
+  try {
+    await session.ensure();
+  } catch (err) {
+    return challengeOutcome(err);
+  }
+  let res = await send<unknown>(call, signal);
+  if (!res.ok && res.status === 403 && res.error.code === 'challenge_required') {
+    try {
+      await session.renew();
+    } catch (err) {
+      return challengeOutcome(err);
+    }
+    res = await send<unknown>(call, signal);
+  }
+  return res;
 }

@@ -77,6 +77,9 @@ function isErrorBody(value: unknown): value is ErrorBody {
   return typeof value === 'object' && value !== null && typeof (value as ErrorBody).error === 'string';
 }
 
+/** `send`'s shape, for the parts of the page that are handed a sender (tests hand them fakes). */
+export type Sender = <T>(call: Call, signal?: AbortSignal) => Promise<Outcome<T>>;
+
 export async function send<T>(call: Call, signal?: AbortSignal): Promise<Outcome<T>> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
