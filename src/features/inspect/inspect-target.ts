@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import { AppError, badInput } from '../../errors.js';
 import { classifyAddress, parseHostLiteral } from '../../net/address.js';
-import { normalizeDomain } from '../dns/dns-target.js';
+import { normalizeDomain } from '../../net/names.js';
 
 export interface InspectTarget {
   /** Lower-case A-label name, or the canonical text of an IP literal. */

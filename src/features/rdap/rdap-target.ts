@@ -9,8 +9,8 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { AppError, badInput } from '../../errors.js';
 import { classifyAddress, parseHostLiteral } from '../../net/address.js';
+import { normalizeDomain } from '../../net/names.js';
 import type { RdapQuery } from '../../providers/rdap/types.js';
-import { normalizeDomain } from '../dns/dns-target.js';
 
 export function parseRdapTarget(target: string, type: 'domain' | 'ip'): RdapQuery {
   if (type === 'domain') {
