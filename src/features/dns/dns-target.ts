@@ -4,11 +4,10 @@
  * `_` where owner names use it) or, for PTR, a public IP turned into its
  * reverse name.
  */
-import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { LRUCache } from 'lru-cache';
 import { AppError, badInput } from '../../errors.js';
-import { classifyAddress } from '../../net/address.js';
+import { classifyAddress, isIP } from '../../net/address.js';
 import { InvalidNameError, normalizeDomain, reverseName } from '../../net/names.js';
 
 export const DNS_API_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SOA', 'CAA', 'SRV', 'PTR'] as const;

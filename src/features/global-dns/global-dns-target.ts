@@ -4,8 +4,8 @@
  * labels where owner names carry them. Addresses are refused with a reason:
  * reverse (PTR) lookups are not offered by the global measurement.
  */
-import { isIP } from 'node:net';
 import { badInput } from '../../errors.js';
+import { isIP } from '../../net/address.js';
 import { normalizeDomain } from '../../net/names.js';
 import type { GlobalDnsType } from '../../providers/global-dns/index.js';
 

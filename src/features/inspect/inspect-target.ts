@@ -3,9 +3,8 @@
  * or an IP literal (never a URL), `ip` a public IP address that is looked up
  * but never connected to.
  */
-import { isIP } from 'node:net';
 import { AppError, badInput } from '../../errors.js';
-import { classifyAddress, parseHostLiteral } from '../../net/address.js';
+import { classifyAddress, isIP, parseHostLiteral } from '../../net/address.js';
 import { normalizeDomain } from '../../net/names.js';
 
 export interface InspectTarget {
