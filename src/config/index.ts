@@ -7,10 +7,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isIP } from '../net/address.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';

@@ -35,9 +35,16 @@
  * spelling into the bits they are checked against are one safety decision;
  * split, a parser could drift from the table it feeds.
  */
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIP, isIPv4, isIPv6 } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { UnsafeTargetError } from './errors.js';
+
+/**
+ * node:net's syntax checks, for code outside net/ and providers/, which does
+ * not import node:net itself. They accept an IPv6 zone id (`fe80::1%eth0`) and
+ * no other spelling than dotted-quad IPv4; parseHostLiteral reads the others.
+ */
+export { isIP, isIPv4, isIPv6 };
 
 export interface AddressClass {
   /** True only for a globally routable unicast destination this service may connect to. */

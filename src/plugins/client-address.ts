@@ -9,10 +9,9 @@
  * peer. Otherwise `203.0.113.13:40001` and `203.0.113.13:40002` would each be a
  * new client with a fresh budget.
  */
-import { isIPv4 } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import type { TrustProxy } from '../config/index.js';
-import { isAllowedByCidrs } from '../net/address.js';
+import { isAllowedByCidrs, isIPv4 } from '../net/address.js';
 import { formatIp, parseIp } from '../providers/ip/ip-number.js';
 
 const V4_WITH_PORT = /^[\d.]+:(\d{1,5})$/;

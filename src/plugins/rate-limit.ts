@@ -13,6 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { type Item, serializeList } from 'structured-headers';
 import type { RateLimitSpec } from '../config/index.js';
 import { tooManyRequests } from '../errors.js';
 import { clientIp, rateLimitKey } from './client-address.js';
@@ -96,19 +97,32 @@ function stateOf(spec: RateLimitSpec, res: RateLimiterRes | null): LimitState {
   };
 }
 
-function item(group: LimitGroup, res: RateLimiterRes, spec: RateLimitSpec): string {
+/** One member of the RateLimit list: the policy's name, remaining quota (r) and seconds to reset (t). */
+function item(group: LimitGroup, res: RateLimiterRes, spec: RateLimitSpec): Item {
+  const remaining = Math.max(0, Math.min(spec.points, res.remainingPoints));
   const reset = Math.max(0, Math.ceil(res.msBeforeNext / 1000));
-  return `"${group}";r=${Math.max(0, Math.min(spec.points, res.remainingPoints))};t=${reset}`;
+  return [
+    group,
+    new Map([
+      ['r', remaining],
+      ['t', reset],
+    ]),
+  ];
 }
-
-/** Adds one member to a structured-field list. */
-const append = (list: string, member: string) => (list === '' ? member : `${list}, ${member}`);
 
 async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Promise<void> {
   const general = makeLimiter('general', opts.general, opts.redis);
   const expensive = makeLimiter('expensive', opts.expensive, opts.redis);
   const policyOf = (groups: Limiter[]) =>
-    groups.map((l) => `"${l.group}";q=${l.spec.points};w=${l.spec.seconds}`).join(', ');
+    serializeList(
+      groups.map((l) => [
+        l.group,
+        new Map([
+          ['q', l.spec.points],
+          ['w', l.spec.seconds],
+        ]),
+      ]),
+    );
   const cheap = { limiters: [general], policy: policyOf([general]) };
   const costly = { limiters: [general, expensive], policy: policyOf([general, expensive]) };
 
@@ -141,7 +155,7 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Pr
     const { limiters, policy } = route.config.expensive ? costly : cheap;
     const key = rateLimitKey(clientIp(request));
     reply.header('ratelimit-policy', policy);
-    let items = '';
+    const items: Item[] = [];
     for (const limiter of limiters) {
       let res: RateLimiterRes;
       try {
@@ -149,13 +163,13 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Pr
       } catch (rejection) {
         // rate-limiter-flexible rejects with a RateLimiterRes when the budget is spent.
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        reply.header('ratelimit', append(items, item(limiter.group, rejection, limiter.spec)));
+        reply.header('ratelimit', serializeList([...items, item(limiter.group, rejection, limiter.spec)]));
         opts.onReject?.(limiter.group);
         throw tooManyRequests(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)), limiter.group);
       }
-      items = append(items, item(limiter.group, res, limiter.spec));
+      items.push(item(limiter.group, res, limiter.spec));
     }
-    reply.header('ratelimit', items);
+    reply.header('ratelimit', serializeList(items));
   });
 }
 

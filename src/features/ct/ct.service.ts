@@ -5,15 +5,15 @@
  * subdomains also resolves the most recently valid names live.
  */
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
 import type { CachedLoader } from '../../cache/cached.js';
 import type { Clock } from '../../cache/types.js';
 import { AppError, badInput } from '../../errors.js';
+import { isIP } from '../../net/address.js';
+import { normalizeDomain } from '../../net/names.js';
 import type { ChainResult, ProviderChain } from '../../providers/chain.js';
 import type { CtProvider } from '../../providers/ct/types.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
 import type { DnsAnswer, DnsRecordType } from '../../providers/dns/types.js';
-import { normalizeDomain } from '../dns/dns-target.js';
 import { mapConcurrent } from './concurrency.js';
 import type { CertificatesResponse, HostBody, SubdomainsResponse } from './ct.schema.js';
 import { buildHistory, type CtHistory } from './history.js';

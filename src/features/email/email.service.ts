@@ -7,8 +7,8 @@
  */
 import type { CachedLoader } from '../../cache/cached.js';
 import { badInput } from '../../errors.js';
+import { normalizeDomain } from '../../net/names.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
-import { normalizeDomain } from '../dns/dns-target.js';
 import {
   type BimiLookup,
   chooseBimiRecord,

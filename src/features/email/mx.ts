@@ -2,7 +2,7 @@
  * MX: where the domain receives mail (RFC 5321 §5.1), whether each exchange
  * resolves, and the null MX that says "no mail here" (RFC 7505).
  */
-import { isIP } from 'node:net';
+import { isIP } from '../../net/address.js';
 import {
   type CheckStatus,
   type DnsOutcome,

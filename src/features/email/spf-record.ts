@@ -4,7 +4,7 @@
  * record earns on its own. No DNS here: the tree walk in spf-tree.ts calls
  * parseSpfRecord on every record it reaches.
  */
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIPv4, isIPv6 } from '../../net/address.js';
 import { type DnsOutcome, type Finding, finding } from './types.js';
 
 export type SpfQualifier = '+' | '-' | '~' | '?';

@@ -4,10 +4,10 @@
  * labels where owner names carry them. Addresses are refused with a reason:
  * reverse (PTR) lookups are not offered by the global measurement.
  */
-import { isIP } from 'node:net';
 import { badInput } from '../../errors.js';
+import { isIP } from '../../net/address.js';
+import { normalizeDomain } from '../../net/names.js';
 import type { GlobalDnsType } from '../../providers/global-dns/index.js';
-import { normalizeDomain } from '../dns/dns-target.js';
 
 // TXT owner names (`_dmarc`, DKIM `s._domainkey`) and CNAME ones (DKIM selectors) carry `_`.
 const UNDERSCORE_TYPES: ReadonlySet<GlobalDnsType> = new Set(['TXT', 'CNAME']);

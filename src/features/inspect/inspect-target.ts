@@ -3,10 +3,9 @@
  * or an IP literal (never a URL), `ip` a public IP address that is looked up
  * but never connected to.
  */
-import { isIP } from 'node:net';
 import { AppError, badInput } from '../../errors.js';
-import { classifyAddress, parseHostLiteral } from '../../net/address.js';
-import { normalizeDomain } from '../dns/dns-target.js';
+import { classifyAddress, isIP, parseHostLiteral } from '../../net/address.js';
+import { normalizeDomain } from '../../net/names.js';
 
 export interface InspectTarget {
   /** Lower-case A-label name, or the canonical text of an IP literal. */

@@ -6,6 +6,7 @@
  * a failure is recorded, never shown as "nothing there".
  */
 import { AppError } from '../../errors.js';
+import { reverseName } from '../../net/names.js';
 import type { ProviderChain } from '../../providers/chain.js';
 import type { DnsAnswer, DnsRecordType } from '../../providers/dns/types.js';
 import type {
@@ -15,7 +16,6 @@ import type {
   RoutingStatusProvider,
 } from '../../providers/routing/types.js';
 import type { ProviderAttempt } from '../../providers/types.js';
-import { reverseName } from '../dns/dns-target.js';
 
 /** Origins change rarely; a quarter of an hour keeps repeat inspections cheap. */
 export const ORIGIN_TTL_SECONDS = 900;

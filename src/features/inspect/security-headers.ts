@@ -3,16 +3,19 @@
  * defines it, and an overall grade A+..F. Pure functions over a header map;
  * docs/security-headers.md states every rule and weight written here.
  */
-import { type CspFinding, evaluateCsp, evaluateFrameAncestors } from './csp.js';
-import { splitOutsideQuotes } from './header-syntax.js';
-import { evaluateHsts, type HstsFinding } from './hsts.js';
+
 import {
   type Item,
   isInnerList,
+  ParseError,
   parseDictionary,
   parseItem,
   serializeBareItem,
-} from './structured-fields.js';
+  Token,
+} from 'structured-headers';
+import { type CspFinding, evaluateCsp, evaluateFrameAncestors } from './csp.js';
+import { splitOutsideQuotes } from './header-syntax.js';
+import { evaluateHsts, type HstsFinding } from './hsts.js';
 import { fieldLines, type HeaderFinding, missing, type Verdict } from './verdict.js';
 
 /** Response header names are lower case (as safeFetch reports them); a repeated header is an array. */
@@ -131,6 +134,19 @@ export function evaluateReferrerPolicy(lines: readonly string[]): HeaderFinding 
   return { present: true, value, verdict, notes, policy };
 }
 
+/**
+ * RFC 9651 §4.2: a field value that fails to parse is ignored as a whole (what
+ * browsers do), so a parse failure is an answer here, not an error.
+ */
+function parsedOrUndefined<T>(parse: () => T): T | undefined {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof ParseError) return undefined;
+    throw err;
+  }
+}
+
 /** Features whose `*` allowlist hands a camera, microphone or location to any embedded page. */
 const POWERFUL_FEATURES = new Set([
   'camera',
@@ -148,7 +164,7 @@ export interface PermissionsPolicyFinding extends HeaderFinding {
 }
 
 /**
- * Permissions Policy (W3C) §5.2: the header is an RFC 8941 Dictionary of
+ * Permissions Policy (W3C) §5.2: the header is an RFC 9651 Dictionary of
  * feature → allowlist (an Inner List, or a single Item). A header that does
  * not parse is ignored as a whole.
  */
@@ -163,9 +179,9 @@ export function evaluatePermissionsPolicy(
         : 'powerful features (camera, microphone, geolocation, ...) are left to their defaults';
     return { ...missing(note), features: {} };
   }
-  // RFC 8941 §4.2: several field lines are combined with commas before parsing.
+  // RFC 9651 §4.2: several field lines are combined with commas before parsing.
   const value = lines.join(', ');
-  const dict = parseDictionary(value);
+  const dict = parsedOrUndefined(() => parseDictionary(value));
   if (!dict) {
     return {
       present: true,
@@ -178,8 +194,8 @@ export function evaluatePermissionsPolicy(
   const features: Record<string, string[]> = {};
   const notes: string[] = [];
   for (const [feature, member] of dict) {
-    const items: Item[] = isInnerList(member) ? member.items : [member];
-    features[feature] = items.map((i) => serializeBareItem(i.value));
+    const items: Item[] = isInnerList(member) ? member[0] : [member];
+    features[feature] = items.map(([bare]) => serializeBareItem(bare));
     if (POWERFUL_FEATURES.has(feature) && features[feature].includes('*')) {
       notes.push(`${feature} is allowed for every origin (*)`);
     }
@@ -192,8 +208,8 @@ export function evaluatePermissionsPolicy(
 /** A token Item such as `same-origin; report-to="x"` → "same-origin"; undefined otherwise. */
 function tokenItem(lines: readonly string[]): string | undefined {
   if (lines.length !== 1) return undefined;
-  const item = parseItem(lines[0] as string);
-  return item?.value.type === 'token' ? item.value.value : undefined;
+  const bare = parsedOrUndefined(() => parseItem(lines[0] as string))?.[0];
+  return bare instanceof Token ? bare.toString() : undefined;
 }
 
 /**

@@ -4,6 +4,7 @@
  * answer. Providers come in as arguments so tests hand in fakes.
  */
 import { AppError } from '../../errors.js';
+import { reverseName } from '../../net/names.js';
 import type { ChainResult, ProviderChain } from '../../providers/chain.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
 import type { DataAttribution, GeoLocation, GeoProvider } from '../../providers/ip/geo.js';
@@ -11,7 +12,6 @@ import type { AsnAnswer, GeoIpDatabase } from '../../providers/ip/geoip-mmdb.js'
 import type { ParsedIp } from '../../providers/ip/ip-number.js';
 import type { RelayLists, RelayVerdict } from '../../providers/ip/relay-lists.js';
 import { NO_DATA } from '../../providers/types.js';
-import { reverseName } from '../dns/dns-target.js';
 import type { ConnectionFacts } from './client-connection.js';
 import type { IpGeoResponse, IpPrivacyResponse, MyIpResponse } from './ip.schema.js';
 import { isPublic, parseIpParam, requirePublic } from './ip-param.js';

@@ -5,12 +5,11 @@
  * special-use addresses are refused with 400: registries hold nothing about
  * them, and the answer would only ever be IANA's "reserved" block.
  */
-import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { AppError, badInput } from '../../errors.js';
-import { classifyAddress, parseHostLiteral } from '../../net/address.js';
+import { classifyAddress, isIP, parseHostLiteral } from '../../net/address.js';
+import { normalizeDomain } from '../../net/names.js';
 import type { RdapQuery } from '../../providers/rdap/types.js';
-import { normalizeDomain } from '../dns/dns-target.js';
 
 export function parseRdapTarget(target: string, type: 'domain' | 'ip'): RdapQuery {
   if (type === 'domain') {

@@ -6,11 +6,21 @@
  * for the public key, names as OpenSSL prints them, and signature checks;
  * @peculiar/asn1-x509 for the fields Node 20 does not expose or only as text
  * (the signature algorithm OID, validity as dates, SAN, AIA, basicConstraints,
- * the embedded SCT list). @peculiar/x509 builds on the same ASN.1 layer but
- * needs tsyringe and a global Reflect polyfill, which the server does not.
+ * the embedded SCT list) and @peculiar/asn1-rsa for the RSASSA-PSS parameters.
+ * @peculiar/x509 builds on the same ASN.1 layer but needs tsyringe and a
+ * global Reflect polyfill, which the server does not.
  */
 import { createHash, X509Certificate } from 'node:crypto';
-import { AsnConvert } from '@peculiar/asn1-schema';
+import {
+  id_RSASSA_PSS,
+  id_sha1,
+  id_sha224,
+  id_sha256,
+  id_sha384,
+  id_sha512,
+  RsaSaPssParams,
+} from '@peculiar/asn1-rsa';
+import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import {
   AuthorityInfoAccessSyntax,
   BasicConstraints,
@@ -23,7 +33,6 @@ import {
   id_pe_authorityInfoAccess,
   SubjectAlternativeName,
 } from '@peculiar/asn1-x509';
-import { decodeOid, readTlv, TAG_OCTET_STRING, TAG_OID, TAG_SEQUENCE } from './der.js';
 
 export interface PublicKeySummary {
   /** 'RSA', 'RSA-PSS', 'EC', 'Ed25519', 'Ed448', 'DSA', or the SPKI algorithm OID when unknown. */
@@ -79,8 +88,6 @@ export class CertificateParseError extends Error {
 
 /** RFC 6962 §3.3: the X.509v3 extension carrying a SignedCertificateTimestampList. */
 const OID_EMBEDDED_SCT_LIST = '1.3.6.1.4.1.11129.2.4.2';
-/** RFC 4055 §3.1 (RSASSA-PSS), whose hash is in the parameters. */
-const OID_RSASSA_PSS = '1.2.840.113549.1.1.10';
 
 /**
  * Signature algorithm OIDs, named the way OpenSSL prints them. Sources:
@@ -110,11 +117,11 @@ const SIGNATURE_ALGORITHMS: Readonly<Record<string, SignatureAlgorithm>> = {
 
 /** Hash algorithm OIDs that can appear in RSASSA-PSS parameters (RFC 4055 §2.1, RFC 5754 §2). */
 const HASH_ALGORITHMS: Readonly<Record<string, string>> = {
-  '1.3.14.3.2.26': 'SHA-1',
-  '2.16.840.1.101.3.4.2.4': 'SHA-224',
-  '2.16.840.1.101.3.4.2.1': 'SHA-256',
-  '2.16.840.1.101.3.4.2.2': 'SHA-384',
-  '2.16.840.1.101.3.4.2.3': 'SHA-512',
+  [id_sha1]: 'SHA-1',
+  [id_sha224]: 'SHA-224',
+  [id_sha256]: 'SHA-256',
+  [id_sha384]: 'SHA-384',
+  [id_sha512]: 'SHA-512',
 };
 
 /** OpenSSL's curve names → the NIST names browsers and the CA/B BRs (§6.1.5) use. */
@@ -260,28 +267,17 @@ export function signatureAlgorithm(
 ): SignatureAlgorithm {
   const known = SIGNATURE_ALGORITHMS[oid];
   if (known) return known;
-  if (oid === OID_RSASSA_PSS) {
-    const hash = parameters ? pssHash(Buffer.from(parameters)) : 'SHA-1';
+  if (oid === id_RSASSA_PSS) {
+    const hash = parameters ? pssHash(parameters) : 'SHA-1';
     return { name: `rsassaPss (${hash ?? 'unknown hash'})`, hash };
   }
   return { name: oid, hash: null };
 }
 
-/**
- * RSASSA-PSS-params ::= SEQUENCE { hashAlgorithm [0] HashAlgorithm DEFAULT sha1, ... }
- * (RFC 4055 §3.1): the first element, when tagged [0], holds the hash's AlgorithmIdentifier.
- */
-function pssHash(params: Buffer): string | null {
+/** RSASSA-PSS-params (RFC 4055 §3.1): hashAlgorithm, sha1 when omitted; null when unknown or malformed. */
+function pssHash(params: ArrayBuffer): string | null {
   try {
-    const seq = readTlv(params);
-    if (seq.tag !== TAG_SEQUENCE) return null;
-    if (seq.value.length === 0) return 'SHA-1';
-    const first = readTlv(seq.value);
-    if (first.tag !== 0xa0) return 'SHA-1'; // hashAlgorithm omitted: the DEFAULT
-    const algorithm = readTlv(first.value);
-    const oid = readTlv(algorithm.value);
-    if (algorithm.tag !== TAG_SEQUENCE || oid.tag !== TAG_OID) return null;
-    return HASH_ALGORITHMS[decodeOid(oid.value)] ?? null;
+    return HASH_ALGORITHMS[AsnConvert.parse(params, RsaSaPssParams).hashAlgorithm.algorithm] ?? null;
   } catch {
     return null;
   }
@@ -296,9 +292,8 @@ export function embeddedSctCount(extensions: readonly Extension[]): number {
   const ext = extensions.find((e) => e.extnID === OID_EMBEDDED_SCT_LIST);
   if (!ext) return 0;
   try {
-    const inner = readTlv(extensionBytes(ext));
-    if (inner.tag !== TAG_OCTET_STRING) return 0;
-    return countSerializedScts(inner.value);
+    const inner = AsnConvert.parse(extensionBytes(ext), OctetString);
+    return countSerializedScts(Buffer.from(inner.buffer, inner.byteOffset, inner.byteLength));
   } catch {
     return 0;
   }

@@ -14,7 +14,7 @@
  *  - An IP address target matches only an iPAddress SAN entry (RFC 6125 §1.7.2,
  *    RFC 5280 §4.2.1.6), never a DNS name or a wildcard.
  */
-import { isIP } from 'node:net';
+import { isIP } from '../../net/address.js';
 
 export interface CertificateNames {
   dnsNames: readonly string[];

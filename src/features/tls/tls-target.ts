@@ -12,7 +12,7 @@
  */
 import { badInput } from '../../errors.js';
 import { parseHostLiteral } from '../../net/address.js';
-import { normalizeDomain } from '../dns/dns-target.js';
+import { normalizeDomain } from '../../net/names.js';
 
 export interface TlsTarget {
   /** Lower-case A-label name without trailing dot, or the canonical text of an IP literal. */

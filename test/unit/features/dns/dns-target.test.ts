@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../../src/errors.js';
 import { parseDnsQuestion } from '../../../../src/features/dns/dns-target.js';
+import { InvalidNameError } from '../../../../src/net/names.js';
 
 describe('parseDnsQuestion', () => {
   it('keys what it remembers by type as well as target: a name valid for SRV stays refused for A', () => {
@@ -26,5 +27,18 @@ describe('parseDnsQuestion', () => {
     expect(question).toEqual({ name: '1.1.1.1.in-addr.arpa', type: 'PTR', address: '1.1.1.1' });
     expect(Object.isFrozen(question)).toBe(true);
     expect(parseDnsQuestion('1.1.1.1', 'PTR')).toBe(question);
+  });
+
+  it('adds the record-type hint to the `_` refusal, found by its reason rather than its wording', () => {
+    expect(() => parseDnsQuestion('_sip._tcp.example.test', 'A')).toThrow(
+      expect.objectContaining({
+        reason: 'underscore',
+        message: expect.stringMatching(/^target .*\(allowed for SRV, TXT and CNAME lookups\)$/),
+      }),
+    );
+    expect(() => parseDnsQuestion('-a.example.test', 'A')).toThrow(
+      expect.objectContaining({ reason: 'invalid_label', message: expect.not.stringMatching(/allowed for/) }),
+    );
+    expect(() => parseDnsQuestion('-a.example.test', 'A')).toThrow(InvalidNameError);
   });
 });

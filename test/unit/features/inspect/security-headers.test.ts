@@ -96,6 +96,35 @@ describe('Permissions-Policy (structured-field dictionary)', () => {
     expect(evaluatePermissionsPolicy(["camera 'none'"], []).verdict).toBe('bad');
   });
 
+  it('writes each allowlist member back in field syntax, a later duplicate key winning (RFC 9651 §4.2.2)', () => {
+    const f = evaluatePermissionsPolicy(['camera=(), camera=("a\\"b" self), usb, fullscreen=?0'], []);
+    expect(f.verdict).toBe('good');
+    expect(f.features).toEqual({ camera: ['"a\\"b"', 'self'], usb: ['?1'], fullscreen: ['?0'] });
+  });
+
+  it.each([
+    'Camera=()',
+    'camera=(), ',
+    'camera=() x',
+    'camera=(self,"a")',
+    'camera=(self)junk',
+    'camera=("\\x")',
+    'camera=1234567890123456',
+    'camera=1.2345',
+    'camera=?2',
+    // RFC 9651 §4.2.7: a byte sequence whose base64 does not decode fails the field.
+    'camera=:a:',
+  ])('is bad for %j, which is no dictionary', (value) => {
+    expect(evaluatePermissionsPolicy([value], []).verdict).toBe('bad');
+  });
+
+  it('reads the RFC 9651 Date and Display String types instead of dropping the field', () => {
+    // The Date last: structured-headers 2.1.0 reads a Date only at the end of the field value.
+    const f = evaluatePermissionsPolicy(['geolocation=(%"caf%c3%a9"), camera=(self);since=@1700000000'], []);
+    expect(f.verdict).toBe('good');
+    expect(f.features).toEqual({ geolocation: ['%"caf%c3%a9"'], camera: ['self'] });
+  });
+
   it('mentions a lone Feature-Policy header', () => {
     expect(evaluatePermissionsPolicy([], ["camera 'none'"]).notes[0]).toMatch(/deprecated Feature-Policy/);
   });
@@ -105,6 +134,11 @@ describe('COOP, COEP (HTML) and CORP (Fetch)', () => {
   it.each([
     [['same-origin'], 'good'],
     [['same-origin; report-to="r"'], 'good'],
+    [['  same-origin  '], 'good'],
+    [['same-origin; report-to="r"; since=@1700000000'], 'good'], // an RFC 9651 Date parameter
+    [['same-origin; report-to="r'], 'bad'],
+    [['same-origin unsafe-none'], 'bad'],
+    [[''], 'bad'],
     [['same-origin-allow-popups'], 'weak'],
     [['noopener-allow-popups'], 'weak'],
     [['unsafe-none'], 'weak'],

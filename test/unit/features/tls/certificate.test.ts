@@ -89,6 +89,16 @@ describe('parseCertificate', () => {
     expect(parseCertificate(cert.der).sctCount).toBe(2);
   });
 
+  it('counts no SCTs when the extension does not wrap the list in an OCTET STRING', async () => {
+    const list = Buffer.from([0x00, 0x04, 0x00, 0x02, 1, 2]);
+    const asSequence = Buffer.concat([Buffer.from([0x30, list.length]), list]);
+    const cert = await makeCert({
+      subject: 'CN=sct-bad.test',
+      extensions: [new x509.Extension('1.3.6.1.4.1.11129.2.4.2', false, asSequence)],
+    });
+    expect(parseCertificate(cert.der).sctCount).toBe(0);
+  });
+
   it('a self-signed certificate is recognised by name and signature, with or without keyCertSign', async () => {
     const leafLike = await makeCert({ subject: 'CN=self.test', dnsNames: ['self.test'] });
     const caLike = await makeCert({ subject: 'CN=Self CA', ca: true });
@@ -149,6 +159,28 @@ describe('signatureAlgorithm', () => {
     expect(signatureAlgorithm('1.2.840.113549.1.1.10', empty)).toEqual({
       name: 'rsassaPss (SHA-1)',
       hash: 'SHA-1',
+    });
+  });
+
+  it.each([
+    // SEQUENCE { [0] { SEQUENCE { OID sha512, NULL } } }
+    ['a0 0f 300d 0609 608648016503040203 0500', 'SHA-512'],
+    // Only saltLength [2]: the hash is still the DEFAULT.
+    ['a2 03 020114', 'SHA-1'],
+    // SHA3-256 (NIST CSOR): no name here.
+    ['a0 0f 300d 0609 608648016503040208 0500', null],
+    // The [0] element runs past the SEQUENCE.
+    ['a0 0f 300d 0609 6086480165030402', null],
+  ])('RSASSA-PSS parameters %s name %s', (inner, hash) => {
+    const body = Buffer.from(inner.replaceAll(' ', ''), 'hex');
+    const params = Buffer.concat([Buffer.from([0x30, body.length]), body]);
+    expect(signatureAlgorithm('1.2.840.113549.1.1.10', new Uint8Array(params).buffer).hash).toBe(hash);
+  });
+
+  it('RSASSA-PSS parameters that are no SEQUENCE name no hash', () => {
+    expect(signatureAlgorithm('1.2.840.113549.1.1.10', new Uint8Array([0x05, 0x00]).buffer)).toEqual({
+      name: 'rsassaPss (unknown hash)',
+      hash: null,
     });
   });
 
