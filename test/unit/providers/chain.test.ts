@@ -223,10 +223,15 @@ describe('ProviderChain', () => {
       capability: 'test',
       providers: [empty, fallback],
       key: 'nd',
-      call: async (p) => (p === empty ? (p.calls++, NO_DATA) : p.lookup()),
+      call: async (p) => {
+        if (p !== empty) return p.lookup();
+        p.calls++;
+        return NO_DATA;
+      },
       ttl: () => 60,
     });
     expect(result.value).toEqual({ kind: 'found', value: 'b' });
+    expect(empty.calls).toBe(1);
     expect(result.providers_tried).toEqual([
       { id: 'empty', name: 'Fake empty', status: 'no_data' },
       { id: 'fallback', name: 'Fake fallback', status: 'ok' },
