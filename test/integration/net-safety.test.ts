@@ -17,7 +17,7 @@ import { ProviderChain } from '../../src/providers/chain.js';
 import { createDnsProviders, DnsResolver } from '../../src/providers/dns/index.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
-import type { FakeRecord, FakeZone } from '../fakes/dns-zones.js';
+import { type FakeRecord, type FakeZone, testZone } from '../fakes/dns-zones.js';
 import { type HttpTarget, startHttpTarget } from '../fakes/http-targets.js';
 import { getTestPki } from '../fakes/test-ca.js';
 
@@ -43,24 +43,6 @@ const silentSockets = new Set<Socket>();
 
 /** The A answer for rebind.net.test: the allowed site first, the canary on every later query. */
 let rebindQueries = 0;
-
-function zone(records: FakeRecord[]): FakeZone {
-  return {
-    origin: 'net.test',
-    ttl: 60,
-    soa: {
-      ttl: 60,
-      mname: 'ns.net.test',
-      rname: 'hostmaster.net.test',
-      serial: 1,
-      refresh: 3600,
-      retry: 600,
-      expire: 86400,
-      minimum: 60,
-    },
-    records,
-  };
-}
 
 beforeAll(async () => {
   caPem = (await getTestPki()).caPem;
@@ -132,7 +114,7 @@ beforeAll(async () => {
   // The fake server reads `records` on every query: answer the site once, then the canary.
   const zones: FakeZone[] = [
     {
-      ...zone([]),
+      ...testZone('net.test', []),
       get records(): FakeRecord[] {
         const rebindAsked =
           dns?.queries.filter((q) => q.name === 'rebind.net.test' && q.type === 'A').length ?? 0;

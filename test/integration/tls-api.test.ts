@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TlsResponse } from '../../src/features/tls/tls.schema.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
-import type { FakeRecord } from '../fakes/dns-zones.js';
+import { type FakeRecord, testZone } from '../fakes/dns-zones.js';
 import { getTestPki, type IssuedCert, type TestIssuer, type TestPki } from '../fakes/test-ca.js';
 import { buildTestApp } from '../helper.js';
 
@@ -178,25 +178,7 @@ beforeAll(async () => {
     { name: 'refused.tls.test', type: 'A', data: REFUSED },
     { name: 'silent.tls.test', type: 'A', data: SILENT },
   ];
-  dns = await startFakeDnsServer({
-    zones: [
-      {
-        origin: 'tls.test',
-        ttl: 60,
-        soa: {
-          ttl: 60,
-          mname: 'ns.tls.test',
-          rname: 'hostmaster.tls.test',
-          serial: 1,
-          refresh: 3600,
-          retry: 600,
-          expire: 86400,
-          minimum: 60,
-        },
-        records,
-      },
-    ],
-  });
+  dns = await startFakeDnsServer({ zones: [testZone('tls.test', records)] });
 });
 
 afterAll(async () => {
