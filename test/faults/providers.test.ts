@@ -68,8 +68,7 @@ import {
   HUGE_BODY_BYTES,
   startFakeUpstream,
 } from '../fakes/https-upstream.js';
-import { getTestPki } from '../fakes/test-ca.js';
-import { untrustedLeaf } from './untrusted-ca.js';
+import { getTestPki, untrustedLeaf } from '../fakes/test-ca.js';
 
 const TIMEOUT_MS = 2000;
 /**
