@@ -15,6 +15,7 @@ import {
 } from '../../src/providers/global-dns/index.js';
 import { HttpClient } from '../../src/providers/http-client.js';
 import { ProviderError, type ProviderFailureKind } from '../../src/providers/types.js';
+import { rejectionOf } from '../expect-error.js';
 import {
   type FakeGlobalping,
   GLOBALPING_FINISHED as FINISHED,
@@ -84,14 +85,7 @@ function adapter(opts: { token?: string; pollIntervalMs?: number; requestTimeout
 
 const signal = () => AbortSignal.timeout(10_000);
 
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (err instanceof ProviderError) return err;
-  throw new Error(`expected a ProviderError, got ${String(err)}`);
-}
+const failure = (promise: Promise<unknown>) => rejectionOf(promise, ProviderError);
 
 async function expectFailure(promise: Promise<unknown>, kind: ProviderFailureKind, message?: RegExp) {
   const err = await failure(promise);

@@ -4,6 +4,7 @@ import { UnsafeTargetError } from '../../../src/net/errors.js';
 import { type AddressResolver, assertAllowedPort, resolveTarget } from '../../../src/net/resolve-target.js';
 import type { DnsResolver } from '../../../src/providers/dns/resolver.js';
 import type { DnsAnswer, DnsRR } from '../../../src/providers/dns/types.js';
+import { rejectionOf } from '../../expect-error.js';
 
 const FLAGS = { aa: false, tc: false, rd: true, ra: true, ad: false, cd: false };
 
@@ -35,14 +36,7 @@ const ok =
     Promise.resolve(answer('NOERROR', rrs));
 const fail = () => Promise.reject(new AppError(502, 'upstream_failed', 'dns: every provider failed'));
 
-async function rejection(p: Promise<unknown>): Promise<UnsafeTargetError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(UnsafeTargetError);
-  return err as UnsafeTargetError;
-}
+const rejection = (p: Promise<unknown>) => rejectionOf(p, UnsafeTargetError);
 
 describe('resolveTarget', () => {
   it('the real DnsResolver fits the AddressResolver shape', () => {
