@@ -18,6 +18,8 @@ const NEEDS_LOW_PORTS = [
   'test/integration/rdap-api.test.ts',
   'test/integration/tls-api.test.ts',
   'test/integration/tls-openssl-interop.test.ts',
+  'test/unit/net/safe-http.test.ts',
+  'test/unit/net/safe-tls.test.ts',
 ];
 
 const lowPorts = canBindLowPorts();
