@@ -1,21 +1,14 @@
-import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+import { canBindLowPorts } from './scripts/low-ports.mjs';
 
 /**
  * Fake targets stand on 127.0.0.x at the real ports 80 and 443, because outbound
- * safety only lets the service connect there. Binding them needs root (CI and
- * this workplace run as root) or a lowered net.ipv4.ip_unprivileged_port_start;
- * elsewhere those suites are skipped, saying why, so `npm test` still passes.
+ * safety only lets the service connect there. Binding them needs root (CI runs as
+ * root) or a lowered net.ipv4.ip_unprivileged_port_start; without either, `npm test`
+ * (scripts/test.mjs) runs vitest in a user and network namespace of its own, where it
+ * is root. Where none of that is possible those suites are skipped, saying why, so
+ * `npm test` still passes.
  */
-function canBindLowPorts(): boolean {
-  if (process.getuid?.() === 0) return true;
-  try {
-    return Number(readFileSync('/proc/sys/net/ipv4/ip_unprivileged_port_start', 'utf8').trim()) <= 80;
-  } catch {
-    return false;
-  }
-}
-
 const NEEDS_LOW_PORTS = [
   'test/faults/providers.test.ts',
   'test/integration/email-fetch.test.ts',
@@ -25,13 +18,16 @@ const NEEDS_LOW_PORTS = [
   'test/integration/rdap-api.test.ts',
   'test/integration/tls-api.test.ts',
   'test/integration/tls-openssl-interop.test.ts',
+  'test/unit/net/safe-http.test.ts',
+  'test/unit/net/safe-tls.test.ts',
 ];
 
 const lowPorts = canBindLowPorts();
 if (!lowPorts) {
   process.stdout.write(
-    `Skipping ${NEEDS_LOW_PORTS.length} suites whose fake targets bind ports 80/443: run as root, or set ` +
-      'net.ipv4.ip_unprivileged_port_start=80 (CI runs them).\n',
+    `Skipping ${NEEDS_LOW_PORTS.length} suites whose fake targets bind ports 80/443: run as root, set ` +
+      'net.ipv4.ip_unprivileged_port_start=80, or run `npm test` where unprivileged user namespaces ' +
+      'are allowed (`unshare -rn`) (CI runs them).\n',
   );
 }
 

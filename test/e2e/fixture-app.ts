@@ -25,15 +25,10 @@ import { build } from '../../scripts/build.js';
 import { buildApp } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config/index.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
-import { DEFAULT_ZONES, type FakeZone } from '../fakes/dns-zones.js';
+import { DEFAULT_ZONES, type FakeZone, testZone } from '../fakes/dns-zones.js';
+import { startGlobalping } from '../fakes/globalping.js';
 import { type HttpTarget, startHttpTarget } from '../fakes/http-targets.js';
-import {
-  type FakeReply,
-  type FakeUpstream,
-  fixture,
-  fixtureText,
-  startFakeUpstream,
-} from '../fakes/https-upstream.js';
+import { type FakeUpstream, fixture, fixtureText, startFakeUpstream } from '../fakes/https-upstream.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import {
   activeConfig,
@@ -143,25 +138,14 @@ async function startWebSite(): Promise<WebSite | undefined> {
 }
 
 function inspectZone(address: string): FakeZone {
-  const soa = {
-    ttl: 60,
-    mname: 'ns.inspect.test',
-    rname: 'hostmaster.inspect.test',
-    serial: 1,
-    refresh: 3600,
-    retry: 600,
-    expire: 86400,
-    minimum: 60,
-  };
-  return {
-    origin: 'inspect.test',
-    ttl: 300,
-    soa,
-    records: [
+  return testZone(
+    'inspect.test',
+    [
       { name: 'inspect.test', type: 'A', data: address },
       { name: INSPECT_HOST, type: 'A', data: address },
     ],
-  };
+    { ttl: 300 },
+  );
 }
 
 const CRTSH: Record<string, unknown> = {
@@ -175,7 +159,6 @@ export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<Fix
   await build({ ifStale: true });
   const ca = (await getTestPki()).caPem;
   const listDir = mkdtempSync(join(tmpdir(), 'netdiag-e2e-lists-'));
-  const polls = new Map<string, number>();
   const site = await startWebSite();
   const [dns, crtsh, globalping, rdap, lists, ripestat] = await Promise.all([
     startFakeDnsServer({ zones: [...DEFAULT_ZONES, ...(site ? [inspectZone(site.address)] : [])] }),
@@ -183,18 +166,13 @@ export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<Fix
       prefix: '/crtsh',
       handler: (req) => ({ json: CRTSH[req.query.get('q') ?? ''] ?? [] }),
     }),
-    startFakeUpstream({
-      routes: { 'POST /v1/measurements': { status: 202, json: { id: 'e2eMeasurement01', probesCount: 10 } } },
-      handler: (req): FakeReply => {
-        // First poll: still running; then finished, as a real measurement goes.
-        const n = (polls.get(req.path) ?? 0) + 1;
-        polls.set(req.path, n);
-        return {
-          json: fixture(
-            `globalping/scenarios/${n === 1 ? 'ten-in-progress' : 'ten-finished-inconsistent'}.json`,
-          ),
-        };
-      },
+    // First poll: still running; then finished, as a real measurement goes.
+    startGlobalping({
+      createReply: { status: 202, json: { id: 'e2eMeasurement01', probesCount: 10 } },
+      pollReplies: [
+        { json: fixture('globalping/scenarios/ten-in-progress.json') },
+        { json: fixture('globalping/scenarios/ten-finished-inconsistent.json') },
+      ],
     }),
     startFakeUpstream({
       routes: {

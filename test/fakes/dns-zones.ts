@@ -18,23 +18,71 @@ export interface FakeRecord {
   data: unknown;
 }
 
+export interface FakeSoa {
+  ttl: number;
+  mname: string;
+  rname: string;
+  serial: number;
+  refresh: number;
+  retry: number;
+  expire: number;
+  minimum: number;
+}
+
 export interface FakeZone {
   origin: string;
   /** Default TTL of the zone's records. */
   ttl: number;
-  soa: {
-    ttl: number;
-    mname: string;
-    rname: string;
-    serial: number;
-    refresh: number;
-    retry: number;
-    expire: number;
-    minimum: number;
-  };
+  soa: FakeSoa;
   records: FakeRecord[];
   /** Answers from this zone carry AD=1 (as if the resolver had validated them), unless overridden globally. */
   ad?: boolean;
+}
+
+export interface TestZoneOptions {
+  /** The records' default TTL, and the SOA's own unless `soa.ttl` says otherwise. Default 60. */
+  ttl?: number;
+  /** Fields of the SOA to change; the rest are those `testZone` documents. */
+  soa?: Partial<FakeSoa>;
+  ad?: boolean;
+}
+
+/**
+ * A zone for a test, with the SOA no test looks at: `ns.<origin>`, `hostmaster.<origin>`,
+ * serial 1, a 60 s negative-answer TTL (RFC 2308 §5). Tests that do read the SOA use the
+ * fixture zones below, whose values are spelled out.
+ *
+ *   testZone('site.test', [{ name: 'www.site.test', type: 'A', data: target.address }])
+ */
+export function testZone(origin: string, records: FakeRecord[], opts: TestZoneOptions = {}): FakeZone {
+  const ttl = opts.ttl ?? 60;
+  return {
+    origin,
+    ttl,
+    soa: {
+      ttl,
+      mname: `ns.${origin}`,
+      rname: `hostmaster.${origin}`,
+      serial: 1,
+      refresh: 3600,
+      retry: 600,
+      expire: 86400,
+      minimum: 60,
+      ...opts.soa,
+    },
+    records,
+    ...(opts.ad === undefined ? {} : { ad: opts.ad }),
+  };
+}
+
+/**
+ * Text as TXT character-strings of at most 255 bytes (RFC 1035 §3.3), the way zone
+ * tools split a long record; an empty text is one empty string.
+ */
+export function characterStrings(text: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += 255) out.push(text.slice(i, i + 255));
+  return out.length > 0 ? out : [''];
 }
 
 /** A 2048-bit-looking DKIM key: long enough that it must be split into several character-strings. */
@@ -50,14 +98,8 @@ const DKIM_KEY =
  * with Buffers in the array it is given, so encoders must get a copy.
  */
 export const LONG_TXT_STRINGS: readonly string[] = Object.freeze(
-  splitCharacterStrings(`v=DKIM1; k=rsa; p=${DKIM_KEY}`),
+  characterStrings(`v=DKIM1; k=rsa; p=${DKIM_KEY}`),
 );
-
-function splitCharacterStrings(text: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += 255) out.push(text.slice(i, i + 255));
-  return out;
-}
 
 /**
  * RFC 9460 wire rdata of `1 . alpn=h2,h3 ipv4hint=192.0.2.10 ipv6hint=2001:db8::10`,

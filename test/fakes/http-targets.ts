@@ -25,7 +25,7 @@ import {
 } from 'node:http';
 import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Server, Socket } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { FakeLifecycle } from './lifecycle.js';
 import { getTestPki, type IssuedCert } from './test-ca.js';
@@ -237,29 +237,7 @@ export async function startHttpTarget(opts: HttpTargetOptions = {}): Promise<Htt
     return s;
   };
 
-  const candidates = opts.address ? [opts.address] : loopbackCandidates();
-  let bound: { server: Server; address: string; port: number } | undefined;
-  let lastError: unknown;
-  for (const address of candidates) {
-    const s = await makeServer(address);
-    try {
-      const p = await listen(s, address, port);
-      bound = { server: s, address, port: p };
-      break;
-    } catch (err) {
-      lastError = err;
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'EADDRINUSE') break;
-    }
-  }
-  if (!bound) {
-    const code = (lastError as NodeJS.ErrnoException | undefined)?.code;
-    throw new Error(
-      code === 'EACCES'
-        ? `fake target: binding port ${port} needs root (or net.ipv4.ip_unprivileged_port_start <= ${port})`
-        : `fake target: no free loopback address for port ${port}: ${String(lastError)}`,
-    );
-  }
+  const bound = await bindLoopback(makeServer, opts.address, port);
   const server = bound.server;
   server.on('connection', (socket: Socket) => {
     target.connections += 1;
@@ -275,6 +253,63 @@ export async function startHttpTarget(opts: HttpTargetOptions = {}): Promise<Htt
     return life.close(server);
   }
   return target;
+}
+
+export interface SilentTarget {
+  address: string;
+  port: number;
+  /** TCP connections accepted. */
+  connections: number;
+  close(): Promise<void>;
+}
+
+/**
+ * A TCP listener that accepts connections and never sends a byte: a TLS handshake or an
+ * HTTP request to it hangs until the client's own deadline ends it.
+ */
+export async function startSilentTarget(
+  opts: { address?: string; port?: number } = {},
+): Promise<SilentTarget> {
+  const life = new FakeLifecycle();
+  const bound = await bindLoopback(async () => createTcpServer(), opts.address, opts.port ?? 443);
+  const target: SilentTarget = {
+    address: bound.address,
+    port: bound.port,
+    connections: 0,
+    close: () => life.close(bound.server),
+  };
+  bound.server.on('connection', (socket: Socket) => {
+    target.connections += 1;
+    life.track(socket);
+  });
+  return target;
+}
+
+/**
+ * Listens on `port` at `address`, or at the first free loopback address from
+ * loopbackCandidates(); a server is made per attempt, as a failed listen leaves it unusable.
+ */
+async function bindLoopback(
+  makeServer: (address: string) => Promise<Server>,
+  address: string | undefined,
+  port: number,
+): Promise<{ server: Server; address: string; port: number }> {
+  let lastError: unknown;
+  for (const candidate of address ? [address] : loopbackCandidates()) {
+    const server = await makeServer(candidate);
+    try {
+      return { server, address: candidate, port: await listen(server, candidate, port) };
+    } catch (err) {
+      lastError = err;
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') break;
+    }
+  }
+  const code = (lastError as NodeJS.ErrnoException | undefined)?.code;
+  throw new Error(
+    code === 'EACCES'
+      ? `fake target: binding port ${port} needs root (or net.ipv4.ip_unprivileged_port_start <= ${port})`
+      : `fake target: no free loopback address for port ${port}: ${String(lastError)}`,
+  );
 }
 
 /** The parts of the HTTP/1 and HTTP/2-compat responses the fake uses. */

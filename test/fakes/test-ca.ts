@@ -85,20 +85,34 @@ let pending: Promise<TestPki> | undefined;
 
 /** The process-wide test PKI; generated once, then shared by every caller. */
 export function getTestPki(): Promise<TestPki> {
-  pending ??= createTestPki().catch((err: unknown) => {
-    // Do not memoize a failure: the next caller gets a fresh attempt.
-    pending = undefined;
-    throw err;
-  });
+  pending ??= createPki('netdiag test CA')
+    .then((pki) => ({ ...pki, caFile: writeCaFile(pki.caPem) }))
+    .catch((err: unknown) => {
+      // Do not memoize a failure: the next caller gets a fresh attempt.
+      pending = undefined;
+      throw err;
+    });
   return pending;
 }
 
-async function createTestPki(): Promise<TestPki> {
+let untrusted: Promise<IssuedCert> | undefined;
+
+/**
+ * A leaf for the same loopback names and addresses as the test PKI's `server`, issued by
+ * another CA, generated in memory and never handed to a client: a fake serving it is a TLS
+ * failure whose only fault is the issuer (UNABLE_TO_VERIFY_LEAF_SIGNATURE). One per process.
+ */
+export function untrustedLeaf(): Promise<IssuedCert> {
+  untrusted ??= createPki('untrusted fault-injection CA').then((pki) => pki.server);
+  return untrusted;
+}
+
+async function createPki(caName: string): Promise<Omit<TestPki, 'caFile'>> {
   const caKeys = await generateKeys();
   const now = Date.now();
   const caCert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: randomSerial(),
-    name: 'CN=netdiag test CA, O=netdiag tests',
+    name: `CN=${escapeRdnValue(caName)}, O=netdiag tests`,
     notBefore: new Date(now - DAY_MS),
     notAfter: new Date(now + 365 * DAY_MS),
     keys: caKeys,
@@ -190,7 +204,7 @@ async function createTestPki(): Promise<TestPki> {
 
   const server = await issue({ dnsNames: SERVER_DNS_NAMES, ips: SERVER_IPS });
 
-  return { caPem, caFile: writeCaFile(caPem), server, issue, issueIntermediate };
+  return { caPem, server, issue, issueIntermediate };
 }
 
 /**

@@ -55,7 +55,7 @@ import { buildApp } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config/index.js';
 import type { ProviderAttempt } from '../../src/providers/types.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
-import { DEFAULT_ZONES, type FakeZone } from '../fakes/dns-zones.js';
+import { DEFAULT_ZONES, type FakeZone, testZone } from '../fakes/dns-zones.js';
 import { startHttpTarget, type TargetReply, type TargetRequest } from '../fakes/http-targets.js';
 import {
   type FakeReply,
@@ -68,8 +68,7 @@ import {
   HUGE_BODY_BYTES,
   startFakeUpstream,
 } from '../fakes/https-upstream.js';
-import { getTestPki } from '../fakes/test-ca.js';
-import { untrustedLeaf } from './untrusted-ca.js';
+import { getTestPki, untrustedLeaf } from '../fakes/test-ca.js';
 
 const TIMEOUT_MS = 2000;
 /**
@@ -167,21 +166,9 @@ async function upstream(opts: FakeUpstreamOptions & { untrusted?: boolean }): Pr
 }
 
 /** A zone the wire rigs' primary serves and their fallback does not: names below it are NXDOMAIN there, REFUSED here. */
-const EXAMPLE_ORG: FakeZone = {
-  origin: 'example.org',
+const EXAMPLE_ORG = testZone('example.org', [{ name: 'example.org', type: 'A', data: '192.0.2.70' }], {
   ttl: 300,
-  soa: {
-    ttl: 300,
-    mname: 'ns.example.org',
-    rname: 'noc.example.org',
-    serial: 1,
-    refresh: 7200,
-    retry: 3600,
-    expire: 1209600,
-    minimum: 300,
-  },
-  records: [{ name: 'example.org', type: 'A', data: '192.0.2.70' }],
-};
+});
 
 async function dnsServer(zones?: FakeZone[]): Promise<FakeDnsServer> {
   const server = await startFakeDnsServer(zones ? { zones } : {});

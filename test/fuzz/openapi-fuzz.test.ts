@@ -31,6 +31,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config/index.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
+import { startGlobalping } from '../fakes/globalping.js';
 import { type FakeUpstream, fixture, startFakeUpstream } from '../fakes/https-upstream.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import { capturingLogger } from '../helper.js';
@@ -352,9 +353,9 @@ async function startEnvironment(): Promise<Environment> {
           ? { headers: rdapType, json: fixture('rdap/apnic-ip-1.1.1.1.json') }
           : { headers: rdapType, json: rdapDomain(req.path.split('/').pop() ?? 'x') },
     }),
-    startFakeUpstream({
-      routes: { 'POST /v1/measurements': { status: 202, json: { id: 'fuzz', probesCount: 1 } } },
-      handler: () => ({ json: fixture('globalping/get-measurement-dns.json') }),
+    startGlobalping({
+      createReply: { status: 202, json: { id: 'fuzz', probesCount: 1 } },
+      pollReplies: [{ json: fixture('globalping/get-measurement-dns.json') }],
     }),
     startFakeUpstream({
       handler: (req) => {

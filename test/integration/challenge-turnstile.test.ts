@@ -7,6 +7,7 @@ import { testConfig } from '../../src/config/index.js';
 import { TurnstileVerifier } from '../../src/providers/challenge/turnstile.js';
 import { HttpClient } from '../../src/providers/http-client.js';
 import { ProviderError } from '../../src/providers/types.js';
+import { rejectionOf } from '../expect-error.js';
 import { type FakeReply, type FakeUpstream, fixture, startFakeUpstream } from '../fakes/https-upstream.js';
 import { getTestPki } from '../fakes/test-ca.js';
 
@@ -33,14 +34,7 @@ function verifier(timeoutMs?: number): TurnstileVerifier {
 
 const never = new AbortController().signal;
 
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
+const failure = (promise: Promise<unknown>) => rejectionOf(promise, ProviderError);
 
 describe('TurnstileVerifier', () => {
   it('posts secret, response, remoteip and an idempotency key as a form, and reads a success', async () => {

@@ -8,7 +8,7 @@
 import * as packet from 'dns-packet';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeDnsServer, lookup, startFakeDnsServer } from '../fakes/dns-server.js';
-import type { FakeRecord, FakeZone } from '../fakes/dns-zones.js';
+import { type FakeRecord, type FakeZone, testZone } from '../fakes/dns-zones.js';
 import {
   type FakeReply,
   type FakeRequest,
@@ -23,16 +23,6 @@ const NOW = Date.parse('2025-06-01T00:00:00Z');
 const SEVENTY = fixture('ct/crtsh-scenario-corp.test-70-names.json');
 const WILD = fixture('ct/crtsh-scenario-wild.test.json');
 
-const soa = (origin: string) => ({
-  ttl: 3600,
-  mname: `ns.${origin}`,
-  rname: `hostmaster.${origin}`,
-  serial: 2025060101,
-  refresh: 3600,
-  retry: 600,
-  expire: 86400,
-  minimum: 60,
-});
 const host = (i: number) => `host${String(i).padStart(2, '0')}.corp.test`;
 
 /**
@@ -40,11 +30,9 @@ const host = (i: number) => `host${String(i).padStart(2, '0')}.corp.test`;
  * records, host11–15 a CNAME to host01, host16 only AAAA, host17 a dangling
  * CNAME; host55 has an A record but is beyond the 50 resolved.
  */
-const CORP: FakeZone = {
-  origin: 'corp.test',
-  ttl: 300,
-  soa: soa('corp.test'),
-  records: [
+const CORP = testZone(
+  'corp.test',
+  [
     { name: 'corp.test', type: 'NS', data: 'ns.corp.test' },
     ...Array.from({ length: 10 }, (_, i) => ({ name: host(i + 1), type: 'A', data: `192.0.2.${i + 1}` })),
     ...Array.from({ length: 5 }, (_, i) => ({ name: host(i + 11), type: 'CNAME', data: host(1) })),
@@ -52,14 +40,13 @@ const CORP: FakeZone = {
     { name: host(17), type: 'CNAME', data: 'gone.corp.test' },
     { name: host(55), type: 'A', data: '192.0.2.55' },
   ],
-};
+  { ttl: 300 },
+);
 
 /** wild.test has `*.wild.test` (RFC 4592): every name below it that does not exist answers 192.0.2.99. */
-const WILD_ZONE: FakeZone = {
-  origin: 'wild.test',
-  ttl: 300,
-  soa: soa('wild.test'),
-  records: [
+const WILD_ZONE = testZone(
+  'wild.test',
+  [
     { name: 'wild.test', type: 'A', data: '192.0.2.99' },
     { name: '*.wild.test', type: 'A', data: '192.0.2.99' },
     { name: '*.wild.test', type: 'AAAA', data: '2001:db8::99' },
@@ -68,7 +55,8 @@ const WILD_ZONE: FakeZone = {
     { name: 'same.wild.test', type: 'A', data: '192.0.2.99' },
     { name: 'alias.wild.test', type: 'CNAME', data: 'target.example.net' },
   ],
-};
+  { ttl: 300 },
+);
 
 /**
  * The shared fake's exact-match answer, or, for a name that does not exist,

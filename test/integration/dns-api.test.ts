@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
-import { DEFAULT_ZONES, type FakeZone, ip6ArpaName, LONG_TXT_STRINGS } from '../fakes/dns-zones.js';
+import { DEFAULT_ZONES, type FakeZone, ip6ArpaName, LONG_TXT_STRINGS, testZone } from '../fakes/dns-zones.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import { buildTestApp } from '../helper.js';
 
@@ -14,29 +14,15 @@ let fallback: FakeDnsServer;
 let ca: string;
 
 // PTR needs public addresses (special-use ones are refused), so the reverse zones hold Cloudflare's resolver.
-const soa = {
-  ttl: 3600,
-  mname: 'ns.example.test',
-  rname: 'h.example.test',
-  serial: 1,
-  refresh: 1,
-  retry: 1,
-  expire: 1,
-  minimum: 60,
-};
 const REVERSE_ZONES: FakeZone[] = [
-  {
-    origin: '1.1.1.in-addr.arpa',
+  testZone('1.1.1.in-addr.arpa', [{ name: '1.1.1.1.in-addr.arpa', type: 'PTR', data: 'one.one.one.one' }], {
     ttl: 1800,
-    soa,
-    records: [{ name: '1.1.1.1.in-addr.arpa', type: 'PTR', data: 'one.one.one.one' }],
-  },
-  {
-    origin: '0.0.7.4.0.0.7.4.6.0.6.2.ip6.arpa',
-    ttl: 1800,
-    soa,
-    records: [{ name: ip6ArpaName('2606:4700:4700::1111'), type: 'PTR', data: 'one.one.one.one' }],
-  },
+  }),
+  testZone(
+    '0.0.7.4.0.0.7.4.6.0.6.2.ip6.arpa',
+    [{ name: ip6ArpaName('2606:4700:4700::1111'), type: 'PTR', data: 'one.one.one.one' }],
+    { ttl: 1800 },
+  ),
 ];
 
 beforeAll(async () => {

@@ -9,7 +9,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/index.js';
-import { type FakeReply, type FakeUpstream, fixture, startFakeUpstream } from '../fakes/https-upstream.js';
+import { type FakeGlobalping, startGlobalping } from '../fakes/globalping.js';
+import { type FakeReply, fixture } from '../fakes/https-upstream.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import { buildTestApp } from '../helper.js';
 
@@ -17,32 +18,18 @@ const COUNTRIES = ['US', 'BR', 'GB', 'DE', 'ZA', 'IN', 'SG', 'JP', 'AU', 'CA'];
 const scenario = (name: string): FakeReply => ({ json: fixture(`globalping/scenarios/${name}`) });
 const CREATED: FakeReply = { status: 202, json: { id: 'gdApiTest0000001', probesCount: 10 } };
 
-let gp: FakeUpstream;
+let gp: FakeGlobalping;
 let ca: string;
-let create: FakeReply;
-let polls: FakeReply[];
-let pollIndex: number;
 
 beforeAll(async () => {
   ca = (await getTestPki()).caPem;
-  gp = await startFakeUpstream({
-    routes: { 'POST /v1/measurements': () => create },
-    handler: (req) => {
-      if (req.method !== 'GET' || !req.path.startsWith('/v1/measurements/')) return { status: 404, json: {} };
-      const reply = polls[Math.min(pollIndex, polls.length - 1)] ?? { status: 500, json: {} };
-      pollIndex++;
-      return reply;
-    },
-  });
+  gp = await startGlobalping({ createReply: CREATED });
 });
 afterAll(async () => {
   await gp.close();
 });
 beforeEach(() => {
   gp.reset();
-  create = CREATED;
-  polls = [scenario('ten-finished-consistent.json')];
-  pollIndex = 0;
 });
 
 function app(config: Partial<Config> = {}) {
@@ -58,8 +45,7 @@ function post(a: FastifyInstance, body: unknown, headers: Record<string, string>
   });
 }
 
-const creations = () => gp.requests.filter((r) => r.method === 'POST');
-const createdBody = (i = 0) => JSON.parse(creations()[i]?.body.toString() ?? 'null');
+const createdBody = (i = 0) => JSON.parse(gp.creations()[i]?.body.toString() ?? 'null');
 
 describe('POST /api/global-dns: measuring', () => {
   it('answers a finished measurement: ten results in order, a consistent summary, attribution, no-store', async () => {
@@ -118,14 +104,14 @@ describe('POST /api/global-dns: measuring', () => {
   });
 
   it('polls while in progress, then answers the finished measurement', async () => {
-    polls = [scenario('ten-in-progress.json'), scenario('ten-finished-consistent.json')];
+    gp.pollReplies = [scenario('ten-in-progress.json'), scenario('ten-finished-consistent.json')];
     const res = await post(await app(), { target: 'cdn.jsdelivr.net', type: 'A' });
     expect(res.json()).toMatchObject({ complete: true, summary: { answered: 10, consistent: true } });
-    expect(gp.requests.filter((r) => r.method === 'GET')).toHaveLength(2);
+    expect(gp.polls()).toHaveLength(2);
   });
 
   it('reports a country without a probe as no_probe (unmeasured), not as a failure', async () => {
-    polls = [scenario('nine-finished-no-probe-za.json')];
+    gp.pollReplies = [scenario('nine-finished-no-probe-za.json')];
     const res = await post(await app(), { target: 'cdn.jsdelivr.net', type: 'A' });
     expect(res.statusCode).toBe(200);
     const body = res.json();
@@ -141,7 +127,7 @@ describe('POST /api/global-dns: measuring', () => {
   });
 
   it('answers 200 with every country unmeasured when Globalping has no probe anywhere (422)', async () => {
-    create = { status: 422, json: fixture('globalping/scenarios/error-422-no-probes-found.json') };
+    gp.createReply = { status: 422, json: fixture('globalping/scenarios/error-422-no-probes-found.json') };
     const res = await post(await app(), { target: 'cdn.jsdelivr.net', type: 'A' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({
@@ -153,7 +139,7 @@ describe('POST /api/global-dns: measuring', () => {
   });
 
   it('shows an inconsistent answer: two countries see different A records', async () => {
-    polls = [scenario('ten-finished-inconsistent.json')];
+    gp.pollReplies = [scenario('ten-finished-inconsistent.json')];
     const body = (await post(await app(), { target: 'cdn.jsdelivr.net', type: 'A' })).json();
     expect(body.summary).toMatchObject({
       measured: 10,
@@ -194,18 +180,21 @@ describe('POST /api/global-dns: measuring', () => {
     const retried = await post(a, { target: 'cdn.jsdelivr.net', type: 'A' });
     expect(retried.statusCode).toBe(200);
     expect(retried.json().reused).toBe(false);
-    expect(creations()).toHaveLength(2);
+    expect(gp.creations()).toHaveLength(2);
   });
 
   it('answers 502 when Globalping limits the measurement (429 on creation)', async () => {
-    create = { status: 429, json: fixture('globalping/scenarios/error-429-create-rate-limit-exceeded.json') };
+    gp.createReply = {
+      status: 429,
+      json: fixture('globalping/scenarios/error-429-create-rate-limit-exceeded.json'),
+    };
     const res = await post(await app(), { target: 'cdn.jsdelivr.net', type: 'A' });
     expect(res.statusCode).toBe(502);
     expect(res.json().providers_tried[0].error).toMatch(/^rate_limited: .*rate_limit_exceeded/);
   });
 
   it('accepts CAA and asks Globalping; while Globalping refuses that type, a 502 carries its reason', async () => {
-    create = { status: 400, json: fixture('globalping/scenarios/error-400-validation-caa.json') };
+    gp.createReply = { status: 400, json: fixture('globalping/scenarios/error-400-validation-caa.json') };
     const res = await post(await app(), { target: 'example.com', type: 'CAA' });
     expect(createdBody().measurementOptions).toEqual({ query: { type: 'CAA' } });
     expect(res.statusCode).toBe(502);
@@ -222,14 +211,14 @@ describe('POST /api/global-dns: measuring', () => {
       measurement_id: first.measurement_id,
       measured_at: first.measured_at,
     });
-    expect(creations()).toHaveLength(1);
+    expect(gp.creations()).toHaveLength(1);
     // Concurrent identical requests for another question share one new measurement.
     const both = await Promise.all([
       post(a, { target: 'cdn.jsdelivr.net', type: 'AAAA' }),
       post(a, { target: 'cdn.jsdelivr.net', type: 'AAAA' }),
     ]);
     expect(both.map((r) => r.json().reused).sort()).toEqual([false, true]);
-    expect(creations()).toHaveLength(2);
+    expect(gp.creations()).toHaveLength(2);
   });
 
   it('sends the question normalized: IDN as A-labels, type upper case', async () => {
@@ -247,7 +236,6 @@ describe('POST /api/global-dns: measuring', () => {
       'Bearer secret-gp-token',
     ]);
     gp.reset();
-    pollIndex = 0;
     await post(await app(), { target: 'cdn.jsdelivr.net', type: 'A' });
     expect(gp.requests.some((r) => r.headers.authorization !== undefined)).toBe(false);
   });
@@ -264,7 +252,7 @@ describe('POST /api/global-dns: measuring', () => {
     expect(Number(seventh.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(seventh.json()).toMatchObject({ error: expect.stringContaining('expensive') });
     // Reuse kept the upstream at one measurement for all of them.
-    expect(creations()).toHaveLength(1);
+    expect(gp.creations()).toHaveLength(1);
   });
 });
 

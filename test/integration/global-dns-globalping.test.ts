@@ -15,36 +15,28 @@ import {
 } from '../../src/providers/global-dns/index.js';
 import { HttpClient } from '../../src/providers/http-client.js';
 import { ProviderError, type ProviderFailureKind } from '../../src/providers/types.js';
-import { type FakeReply, type FakeUpstream, fixture, startFakeUpstream } from '../fakes/https-upstream.js';
+import { rejectionOf } from '../expect-error.js';
+import {
+  type FakeGlobalping,
+  GLOBALPING_FINISHED as FINISHED,
+  GLOBALPING_CREATED,
+  startGlobalping,
+} from '../fakes/globalping.js';
+import { type FakeReply, fixture, startFakeUpstream } from '../fakes/https-upstream.js';
 import { getTestPki } from '../fakes/test-ca.js';
 
 const COUNTRIES = ['US', 'BR', 'GB', 'DE', 'ZA', 'IN', 'SG', 'JP', 'AU', 'CA'];
 const QUESTION = { target: 'cdn.jsdelivr.net', type: 'A' as const, countries: COUNTRIES };
 const scenario = (name: string) => fixture(`globalping/scenarios/${name}`);
-const CREATED: FakeReply = { status: 202, json: fixture('globalping/post-measurement-response.json') };
-const CREATED_ID = (fixture('globalping/post-measurement-response.json') as { id: string }).id;
-const FINISHED: FakeReply = { json: scenario('ten-finished-consistent.json') };
+const CREATED_ID = (GLOBALPING_CREATED.json as { id: string }).id;
 const IN_PROGRESS: FakeReply = { json: scenario('ten-in-progress.json') };
 
-/** What the fake answers: the creation reply, then one reply per poll (the last one repeats). */
-let create: FakeReply;
-let polls: FakeReply[];
-let pollIndex: number;
-let gp: FakeUpstream;
+let gp: FakeGlobalping;
 let http: HttpClient;
 
 beforeAll(async () => {
   http = new HttpClient({ ca: (await getTestPki()).caPem });
-  gp = await startFakeUpstream({
-    prefix: '/gp',
-    routes: { 'POST /v1/measurements': () => create },
-    handler: (req) => {
-      if (req.method !== 'GET' || !req.path.startsWith('/v1/measurements/')) return { status: 404, json: {} };
-      const reply = polls[Math.min(pollIndex, polls.length - 1)] ?? { status: 500, json: {} };
-      pollIndex++;
-      return reply;
-    },
-  });
+  gp = await startGlobalping({ prefix: '/gp' });
 });
 afterAll(async () => {
   await http.close();
@@ -52,9 +44,6 @@ afterAll(async () => {
 });
 beforeEach(() => {
   gp.reset();
-  create = CREATED;
-  polls = [FINISHED];
-  pollIndex = 0;
 });
 
 /** A virtual clock that only the adapter's waits move. */
@@ -95,16 +84,8 @@ function adapter(opts: { token?: string; pollIntervalMs?: number; requestTimeout
 }
 
 const signal = () => AbortSignal.timeout(10_000);
-const polled = () => gp.requests.filter((r) => r.method === 'GET');
 
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (err instanceof ProviderError) return err;
-  throw new Error(`expected a ProviderError, got ${String(err)}`);
-}
+const failure = (promise: Promise<unknown>) => rejectionOf(promise, ProviderError);
 
 async function expectFailure(promise: Promise<unknown>, kind: ProviderFailureKind, message?: RegExp) {
   const err = await failure(promise);
@@ -128,7 +109,7 @@ describe('Globalping adapter: creating the measurement', () => {
       measurementOptions: { query: { type: 'A' } },
     });
     // The prefix of GLOBALPING_URL is kept, and the poll names the created id.
-    expect(polled()[0]?.path).toBe(`/v1/measurements/${CREATED_ID}`);
+    expect(gp.polls()[0]?.path).toBe(`/v1/measurements/${CREATED_ID}`);
   });
 
   it('sends no Authorization without a token, and Bearer <token> on every request with one', async () => {
@@ -144,10 +125,10 @@ describe('Globalping adapter: creating the measurement', () => {
   });
 
   it('treats 422 no_probes_found as an answer: no measurement, every country unmeasured', async () => {
-    create = { status: 422, json: scenario('error-422-no-probes-found.json') };
+    gp.createReply = { status: 422, json: scenario('error-422-no-probes-found.json') };
     const result = await adapter().provider.measure(QUESTION, signal());
     expect(result).toEqual({ id: null, complete: true, probes: [] });
-    expect(polled()).toHaveLength(0);
+    expect(gp.polls()).toHaveLength(0);
   });
 
   it('503 on creation is an operational failure (http_status), never polled', async () => {
@@ -157,7 +138,7 @@ describe('Globalping adapter: creating the measurement', () => {
   });
 
   it("429 on creation is rate_limited, naming Globalping's reason", async () => {
-    create = { status: 429, json: scenario('error-429-create-rate-limit-exceeded.json') };
+    gp.createReply = { status: 429, json: scenario('error-429-create-rate-limit-exceeded.json') };
     await expectFailure(
       adapter().provider.measure(QUESTION, signal()),
       'rate_limited',
@@ -177,7 +158,7 @@ describe('Globalping adapter: creating the measurement', () => {
   });
 
   it('a 400 (a type Globalping does not offer, e.g. CAA) is a failure of this provider with its reason', async () => {
-    create = { status: 400, json: scenario('error-400-validation-caa.json') };
+    gp.createReply = { status: 400, json: scenario('error-400-validation-caa.json') };
     await expectFailure(
       adapter().provider.measure({ ...QUESTION, type: 'CAA' }, signal()),
       'upstream_error',
@@ -186,18 +167,18 @@ describe('Globalping adapter: creating the measurement', () => {
   });
 
   it('a 202 without an id is a bad_response', async () => {
-    create = { status: 202, json: { probesCount: 10 } };
+    gp.createReply = { status: 202, json: { probesCount: 10 } };
     await expectFailure(adapter().provider.measure(QUESTION, signal()), 'bad_response');
   });
 });
 
 describe('Globalping adapter: polling', () => {
   it('reads the status right after creation, then 500 ms after each response: in-progress, then finished', async () => {
-    polls = [IN_PROGRESS, IN_PROGRESS, FINISHED];
+    gp.pollReplies = [IN_PROGRESS, IN_PROGRESS, FINISHED];
     const { provider, waits } = adapter();
     const result = await provider.measure(QUESTION, signal());
     expect(waits).toEqual([500, 500]);
-    expect(polled()).toHaveLength(3);
+    expect(gp.polls()).toHaveLength(3);
     expect(result.complete).toBe(true);
     expect(result.id).toBe(CREATED_ID);
     expect(result.probes.map((p) => p.country)).toEqual(COUNTRIES);
@@ -205,7 +186,7 @@ describe('Globalping adapter: polling', () => {
   });
 
   it('never polls faster than every 500 ms, even when asked to', async () => {
-    polls = [IN_PROGRESS, FINISHED];
+    gp.pollReplies = [IN_PROGRESS, FINISHED];
     const { provider, waits } = adapter({ pollIntervalMs: 10 });
     await provider.measure(QUESTION, signal());
     expect(waits).toEqual([MIN_POLL_INTERVAL_MS]);
@@ -213,7 +194,7 @@ describe('Globalping adapter: polling', () => {
 
   it('honours Retry-After (seconds) on a 429 while polling, then carries on', async () => {
     const tooMany = scenario('error-429-poll-too-many-requests.json');
-    polls = [IN_PROGRESS, { status: 429, headers: { 'retry-after': '4' }, json: tooMany }, FINISHED];
+    gp.pollReplies = [IN_PROGRESS, { status: 429, headers: { 'retry-after': '4' }, json: tooMany }, FINISHED];
     const { provider, waits } = adapter();
     const result = await provider.measure(QUESTION, signal());
     // The wait after the 429 is the 4 s it asked for.
@@ -224,26 +205,30 @@ describe('Globalping adapter: polling', () => {
   it('honours Retry-After as an HTTP-date, and waits 1 s when a 429 gives none', async () => {
     const { provider, waits, clock } = adapter();
     const at = new Date(clock() + 4_000).toUTCString();
-    polls = [{ status: 429, headers: { 'retry-after': at }, json: {} }, { status: 429, json: {} }, FINISHED];
+    gp.pollReplies = [
+      { status: 429, headers: { 'retry-after': at }, json: {} },
+      { status: 429, json: {} },
+      FINISHED,
+    ];
     await provider.measure(QUESTION, signal());
     expect(waits).toEqual([4_000, 1_000]);
   });
 
   it('retries a poll that fails (503, reset) instead of failing the running measurement', async () => {
-    polls = [{ status: 503, json: {} }, FINISHED];
+    gp.pollReplies = [{ status: 503, json: {} }, FINISHED];
     const result = await adapter().provider.measure(QUESTION, signal());
     expect(result.complete).toBe(true);
-    expect(polled()).toHaveLength(2);
+    expect(gp.polls()).toHaveLength(2);
   });
 
   it(`answers with what it has at the ~${DEFAULT_DEADLINE_MS / 1000} s deadline: complete false, late probes timeout`, async () => {
-    polls = [IN_PROGRESS];
+    gp.pollReplies = [IN_PROGRESS];
     const { provider, waits } = adapter();
     const result = await provider.measure(QUESTION, signal());
     expect(result.complete).toBe(false);
     expect(waits.reduce((a, b) => a + b, 0)).toBe(DEFAULT_DEADLINE_MS);
     // One read right after creation, then one every 500 ms up to the deadline.
-    expect(polled()).toHaveLength(DEFAULT_DEADLINE_MS / 500 + 1);
+    expect(gp.polls()).toHaveLength(DEFAULT_DEADLINE_MS / 500 + 1);
     expect(result.probes.map((p) => p.status)).toEqual([
       'finished',
       'finished',
@@ -259,7 +244,7 @@ describe('Globalping adapter: polling', () => {
   });
 
   it('does not poll past the deadline to obey a long Retry-After', async () => {
-    polls = [IN_PROGRESS, { status: 429, headers: { 'retry-after': '60' }, json: {} }];
+    gp.pollReplies = [IN_PROGRESS, { status: 429, headers: { 'retry-after': '60' }, json: {} }];
     const { provider, waits } = adapter();
     const result = await provider.measure(QUESTION, signal());
     expect(waits).toEqual([500]);
@@ -267,7 +252,7 @@ describe('Globalping adapter: polling', () => {
   });
 
   it('fails (timeout) when nothing at all could be read before the deadline', async () => {
-    polls = [{ status: 503, json: {} }];
+    gp.pollReplies = [{ status: 503, json: {} }];
     await expectFailure(
       adapter().provider.measure(QUESTION, signal()),
       'timeout',
@@ -278,18 +263,18 @@ describe('Globalping adapter: polling', () => {
   it('stops at any final status: timed-out is final but not complete', async () => {
     const timedOut = structuredClone(scenario('ten-in-progress.json')) as { status: string };
     timedOut.status = 'timed-out';
-    polls = [IN_PROGRESS, { json: timedOut }];
+    gp.pollReplies = [IN_PROGRESS, { json: timedOut }];
     const result = await adapter().provider.measure(QUESTION, signal());
-    expect(polled()).toHaveLength(2);
+    expect(gp.polls()).toHaveLength(2);
     expect(result.complete).toBe(false);
     expect(result.probes.filter((p) => p.status === 'timeout')).toHaveLength(6);
   });
 
   it('revalidates with If-None-Match and keeps the last body on a 304', async () => {
     let reads = 0;
-    polls = [];
+    gp.pollReplies = [];
     const etagged = await startFakeUpstream({
-      routes: { 'POST /v1/measurements': CREATED },
+      routes: { 'POST /v1/measurements': GLOBALPING_CREATED },
       handler: (req) => {
         reads++;
         if (reads === 1) return { headers: { etag: '"v1"' }, json: scenario('ten-in-progress.json') };
@@ -311,7 +296,7 @@ describe('Globalping adapter: polling', () => {
   });
 
   it('a 404 for the measurement is a failure, not retried', async () => {
-    polls = [
+    gp.pollReplies = [
       { status: 404, json: { error: { type: 'not_found', message: "Couldn't find the requested item." } } },
     ];
     await expectFailure(
@@ -319,11 +304,11 @@ describe('Globalping adapter: polling', () => {
       'upstream_error',
       /HTTP 404.*not_found/,
     );
-    expect(polled()).toHaveLength(1);
+    expect(gp.polls()).toHaveLength(1);
   });
 
   it('stops waiting at once when its signal aborts (the chain gave up), with the real timer', async () => {
-    polls = [IN_PROGRESS];
+    gp.pollReplies = [IN_PROGRESS];
     const config = testConfig({ globalpingUrl: gp.url });
     // A minute between polls: an abort that waited for the pause to end would take that long.
     const [provider] = createGlobalDnsProviders(config, http, {
@@ -341,7 +326,7 @@ describe('Globalping adapter: polling', () => {
     expect((err as Error | undefined)?.name).toBe('AbortError');
     // Aborted inside the wait after the first read, at once: no second poll was sent.
     expect(Date.now() - started).toBeLessThan(15_000);
-    expect(polled()).toHaveLength(1);
+    expect(gp.polls()).toHaveLength(1);
   });
 });
 
@@ -369,7 +354,7 @@ describe('Globalping adapter: reading results', () => {
   });
 
   it('reads the real single-probe sample unchanged', async () => {
-    polls = [{ json: fixture('globalping/get-measurement-dns.json') }];
+    gp.pollReplies = [{ json: fixture('globalping/get-measurement-dns.json') }];
     const result = await adapter().provider.measure(QUESTION, signal());
     expect(result.probes).toHaveLength(1);
     expect(result.probes[0]).toMatchObject({ country: 'AU', city: 'Sydney', rcode: 'NOERROR', time_ms: 99 });
@@ -382,7 +367,7 @@ describe('Globalping adapter: reading results', () => {
   });
 
   it('reports a missing country by leaving it out, and a resolver failure as failed', async () => {
-    polls = [{ json: scenario('nine-finished-no-probe-za.json') }];
+    gp.pollReplies = [{ json: scenario('nine-finished-no-probe-za.json') }];
     const result = await adapter().provider.measure(QUESTION, signal());
     expect(result.probes.map((p) => p.country)).not.toContain('ZA');
     expect(result.probes.find((p) => p.country === 'AU')).toMatchObject({
@@ -393,7 +378,7 @@ describe('Globalping adapter: reading results', () => {
   });
 
   it('a measurement body without results is a bad_response', async () => {
-    polls = [{ json: { id: 'x', status: 'finished' } }];
+    gp.pollReplies = [{ json: { id: 'x', status: 'finished' } }];
     await expectFailure(adapter().provider.measure(QUESTION, signal()), 'bad_response');
   });
 });

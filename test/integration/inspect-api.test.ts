@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
-import type { FakeRecord, FakeZone } from '../fakes/dns-zones.js';
+import { type FakeRecord, testZone } from '../fakes/dns-zones.js';
 import {
   type HttpTarget,
   startHttpTarget,
@@ -141,24 +141,6 @@ function reverseV4(address: string): string {
   return address.split('.').reverse().join('.');
 }
 
-function zone(origin: string, records: FakeRecord[]): FakeZone {
-  return {
-    origin,
-    ttl: 60,
-    soa: {
-      ttl: 60,
-      mname: `ns.${origin}`,
-      rname: `hostmaster.${origin}`,
-      serial: 1,
-      refresh: 3600,
-      retry: 600,
-      expire: 86400,
-      minimum: 60,
-    },
-    records,
-  };
-}
-
 /** RIPEstat routing-status for a prefix: the real sample's envelope, sightings and visibility, with
  * the prefix-only fields (origins, less/more specifics) the data call documents for a prefix resource. */
 function routingStatusForPrefix(): unknown {
@@ -197,15 +179,15 @@ beforeAll(async () => {
   const names: FakeRecord[] = Object.keys(scenarios).map((name) => ({ name, type: 'A', data: site.address }));
   dns = await startFakeDnsServer({
     zones: [
-      zone('inspect.test', [
+      testZone('inspect.test', [
         ...names,
         { name: 'plain.inspect.test', type: 'A', data: plain.address },
         { name: 'evil.inspect.test', type: 'A', data: CANARY },
       ]),
-      zone('127.in-addr.arpa', [
+      testZone('127.in-addr.arpa', [
         { name: `${reverseV4(site.address)}.in-addr.arpa`, type: 'PTR', data: 'good.inspect.test' },
       ]),
-      zone('asn.cymru.com', [
+      testZone('asn.cymru.com', [
         {
           name: `${reverseV4(site.address)}.origin.asn.cymru.com`,
           type: 'TXT',

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/index.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
-import { DEFAULT_ZONES } from '../fakes/dns-zones.js';
+import { DEFAULT_ZONES, testZone } from '../fakes/dns-zones.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import { buildTestApp } from '../helper.js';
 import { buildMmdb } from '../unit/features/ip/mmdb-writer.js';
@@ -40,25 +40,16 @@ writeFileSync(
 
 let dns: FakeDnsServer;
 beforeAll(async () => {
-  const soa = {
-    ttl: 3600,
-    mname: 'ns.example.test',
-    rname: 'h.example.test',
-    serial: 1,
-    refresh: 1,
-    retry: 1,
-    expire: 1,
-    minimum: 60,
-  };
   dns = await startFakeDnsServer({
     zones: [
       ...DEFAULT_ZONES,
-      {
-        origin: '0.0.1.in-addr.arpa',
-        ttl: 300,
-        soa,
-        records: [{ name: '7.0.0.1.in-addr.arpa', type: 'PTR', data: 'client.example.test' }],
-      },
+      testZone(
+        '0.0.1.in-addr.arpa',
+        [{ name: '7.0.0.1.in-addr.arpa', type: 'PTR', data: 'client.example.test' }],
+        {
+          ttl: 300,
+        },
+      ),
     ],
   });
 });

@@ -5,7 +5,6 @@
  * the refused destination saw no connection at all.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CachedLoader } from '../../src/cache/cached.js';
 import { MemoryCache } from '../../src/cache/memory.js';
@@ -16,9 +15,15 @@ import { safeTlsConnect } from '../../src/net/safe-tls.js';
 import { ProviderChain } from '../../src/providers/chain.js';
 import { createDnsProviders, DnsResolver } from '../../src/providers/dns/index.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
+import { rejectionOf } from '../expect-error.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
-import type { FakeRecord, FakeZone } from '../fakes/dns-zones.js';
-import { type HttpTarget, startHttpTarget } from '../fakes/http-targets.js';
+import { type FakeRecord, type FakeZone, testZone } from '../fakes/dns-zones.js';
+import {
+  type HttpTarget,
+  type SilentTarget,
+  startHttpTarget,
+  startSilentTarget,
+} from '../fakes/http-targets.js';
 import { getTestPki } from '../fakes/test-ca.js';
 
 /** Where a refused name points: a canary that must never see a connection. */
@@ -38,29 +43,10 @@ let wrongName: HttpTarget; // https with a certificate for another name
 let localhostOnly: HttpTarget; // https with a certificate naming only "localhost"
 let canaryHttp: HttpTarget;
 let canaryHttps: HttpTarget;
-let silent: Server;
-const silentSockets = new Set<Socket>();
+let silent: SilentTarget;
 
 /** The A answer for rebind.net.test: the allowed site first, the canary on every later query. */
 let rebindQueries = 0;
-
-function zone(records: FakeRecord[]): FakeZone {
-  return {
-    origin: 'net.test',
-    ttl: 60,
-    soa: {
-      ttl: 60,
-      mname: 'ns.net.test',
-      rname: 'hostmaster.net.test',
-      serial: 1,
-      refresh: 3600,
-      retry: 600,
-      expire: 86400,
-      minimum: 60,
-    },
-    records,
-  };
-}
 
 beforeAll(async () => {
   caPem = (await getTestPki()).caPem;
@@ -105,11 +91,7 @@ beforeAll(async () => {
   });
   canaryHttp = await startHttpTarget({ address: CANARY });
   canaryHttps = await startHttpTarget({ protocol: 'https', address: CANARY, names: ['evil.net.test'] });
-  silent = createServer((socket) => {
-    silentSockets.add(socket);
-    socket.on('close', () => silentSockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => silent.listen(443, SILENT, resolve));
+  silent = await startSilentTarget({ address: SILENT });
 
   const records: FakeRecord[] = [
     { name: 'evil.net.test', type: 'A', data: CANARY },
@@ -132,7 +114,7 @@ beforeAll(async () => {
   // The fake server reads `records` on every query: answer the site once, then the canary.
   const zones: FakeZone[] = [
     {
-      ...zone([]),
+      ...testZone('net.test', []),
       get records(): FakeRecord[] {
         const rebindAsked =
           dns?.queries.filter((q) => q.name === 'rebind.net.test' && q.type === 'A').length ?? 0;
@@ -155,8 +137,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await resolver?.close();
   await dns?.close();
-  for (const s of silentSockets) s.destroy();
-  await new Promise((r) => silent?.close(r));
+  await silent?.close();
   await Promise.all(
     [site, secure, secureH1, wrongName, localhostOnly, canaryHttp, canaryHttps].map((t) => t?.close()),
   );
@@ -185,23 +166,12 @@ function watchConnections(): { count: () => number; stop: () => void } {
 }
 
 async function refusal(p: Promise<unknown>): Promise<UnsafeTargetError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(UnsafeTargetError);
+  const err = await rejectionOf(p, UnsafeTargetError);
   expect(err).toMatchObject({ statusCode: 400, code: 'bad_request' });
-  return err as UnsafeTargetError;
+  return err;
 }
 
-async function targetError(p: Promise<unknown>): Promise<TargetError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(TargetError);
-  return err as TargetError;
-}
+const targetError = (p: Promise<unknown>) => rejectionOf(p, TargetError);
 
 const allowSite = () => [`${site.address}/32`];
 const fetchOpts = (allowCidrs: readonly string[] = allowSite()) => ({ resolver, allowCidrs, ca: caPem });

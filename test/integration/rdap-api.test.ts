@@ -12,7 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RDAP_NOT_FOUND_TTL_SECONDS, RDAP_TTL_SECONDS } from '../../src/features/rdap/rdap.service.js';
 import { BOOTSTRAP_TTL_MS } from '../../src/providers/rdap/bootstrap.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
-import type { FakeZone } from '../fakes/dns-zones.js';
+import { testZone } from '../fakes/dns-zones.js';
 import { type HttpTarget, startHttpTarget, type TargetReply } from '../fakes/http-targets.js';
 import { type FakeUpstream, fixture, startFakeUpstream } from '../fakes/https-upstream.js';
 import { getTestPki } from '../fakes/test-ca.js';
@@ -113,20 +113,9 @@ beforeAll(async () => {
   canary = await https(['rdap.evil.test'], {});
   targets = [verisign, markmonitor, registrarEu, nicFr, flexireg, apnic, arin, canary];
 
-  const zone: FakeZone = {
-    origin: 'test',
-    ttl: 60,
-    soa: {
-      ttl: 60,
-      mname: 'ns.test',
-      rname: 'h.test',
-      serial: 1,
-      refresh: 60,
-      retry: 60,
-      expire: 60,
-      minimum: 60,
-    },
-    records: [
+  const zone = testZone(
+    'test',
+    [
       ['rdap.verisign.test', verisign],
       ['rdap.markmonitor.test', markmonitor],
       ['rdap.registrar.test', registrarEu],
@@ -136,7 +125,7 @@ beforeAll(async () => {
       ['rdap.arin.test', arin],
       ['rdap.evil.test', canary],
     ].map(([name, target]) => ({ name: name as string, type: 'A', data: (target as HttpTarget).address })),
-  };
+  );
   dns = await startFakeDnsServer({ zones: [zone] });
 
   aggregator = await startFakeUpstream({

@@ -5,13 +5,14 @@
  * scenario asserts the exact findings, so a finding that appears or vanishes
  * by mistake fails here.
  */
-import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { createServer as createTlsServer, type SecureVersion, type TLSSocket } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TlsResponse } from '../../src/features/tls/tls.schema.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
-import type { FakeRecord } from '../fakes/dns-zones.js';
+import { type FakeRecord, testZone } from '../fakes/dns-zones.js';
+import { type SilentTarget, startSilentTarget } from '../fakes/http-targets.js';
 import { getTestPki, type IssuedCert, type TestIssuer, type TestPki } from '../fakes/test-ca.js';
 import { buildTestApp } from '../helper.js';
 
@@ -112,8 +113,7 @@ async function startTlsTarget(opts: TlsTargetOptions): Promise<TlsTarget> {
 
 let pki: TestPki;
 let dns: FakeDnsServer;
-let silent: Server;
-const silentSockets = new Set<Socket>();
+let silent: SilentTarget;
 const targets: Record<string, TlsTarget> = {};
 let intermediate: TestIssuer;
 let expiredIntermediate: TestIssuer;
@@ -167,41 +167,18 @@ beforeAll(async () => {
   for (const [name, spec] of Object.entries(specs)) targets[name] = await startTlsTarget(spec);
   targets.canary = await startTlsTarget({ ...chainOf(valid, intermediate), address: CANARY });
 
-  silent = createTcpServer((socket) => {
-    silentSockets.add(socket);
-    socket.once('close', () => silentSockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => silent.listen(443, SILENT, resolve));
+  silent = await startSilentTarget({ address: SILENT });
 
   const records: FakeRecord[] = [
     ...Object.entries(targets).map(([name, t]) => ({ name: `${name}.tls.test`, type: 'A', data: t.address })),
     { name: 'refused.tls.test', type: 'A', data: REFUSED },
     { name: 'silent.tls.test', type: 'A', data: SILENT },
   ];
-  dns = await startFakeDnsServer({
-    zones: [
-      {
-        origin: 'tls.test',
-        ttl: 60,
-        soa: {
-          ttl: 60,
-          mname: 'ns.tls.test',
-          rname: 'hostmaster.tls.test',
-          serial: 1,
-          refresh: 3600,
-          retry: 600,
-          expire: 86400,
-          minimum: 60,
-        },
-        records,
-      },
-    ],
-  });
+  dns = await startFakeDnsServer({ zones: [testZone('tls.test', records)] });
 });
 
 afterAll(async () => {
-  for (const s of silentSockets) s.destroy();
-  if (silent) await new Promise((resolve) => silent.close(resolve));
+  await silent?.close();
   await Promise.all(Object.values(targets).map((t) => t.close()));
   await dns?.close();
 });

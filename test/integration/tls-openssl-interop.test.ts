@@ -13,6 +13,7 @@ import { createServer as createTlsServer, type Server } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TlsResponse } from '../../src/features/tls/tls.schema.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
+import { testZone } from '../fakes/dns-zones.js';
 import { type HttpTarget, startHttpTarget } from '../fakes/http-targets.js';
 import { getTestPki, type IssuedCert, type TestPki } from '../fakes/test-ca.js';
 import { buildTestApp } from '../helper.js';
@@ -153,24 +154,10 @@ describe.skipIf(!openssl)('/api/tls agrees with openssl s_client', () => {
     await new Promise<void>((resolve) => tls12.listen(443, TLS12_ADDRESS, resolve));
     dns = await startFakeDnsServer({
       zones: [
-        {
-          origin: 'tls.test',
-          ttl: 60,
-          soa: {
-            ttl: 60,
-            mname: 'ns.tls.test',
-            rname: 'hostmaster.tls.test',
-            serial: 1,
-            refresh: 3600,
-            retry: 600,
-            expire: 86400,
-            minimum: 60,
-          },
-          records: [
-            { name: 'interop13.tls.test', type: 'A', data: h2Target.address },
-            { name: 'interop12.tls.test', type: 'A', data: TLS12_ADDRESS },
-          ],
-        },
+        testZone('tls.test', [
+          { name: 'interop13.tls.test', type: 'A', data: h2Target.address },
+          { name: 'interop12.tls.test', type: 'A', data: TLS12_ADDRESS },
+        ]),
       ],
     });
   });

@@ -1,48 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../src/errors.js';
 import { UnsafeTargetError } from '../../../src/net/errors.js';
 import { type AddressResolver, assertAllowedPort, resolveTarget } from '../../../src/net/resolve-target.js';
 import type { DnsResolver } from '../../../src/providers/dns/resolver.js';
-import type { DnsAnswer, DnsRR } from '../../../src/providers/dns/types.js';
+import type { DnsRR } from '../../../src/providers/dns/types.js';
+import { rejectionOf } from '../../expect-error.js';
+import { a, aaaa, cname, dnsAnswer, fail, ok, scriptedResolver } from '../../fakes/address-resolver.js';
 
-const FLAGS = { aa: false, tc: false, rd: true, ra: true, ad: false, cd: false };
-
-function answer(rcode: string, answers: DnsRR[]): { value: DnsAnswer } {
-  return { value: { rcode, flags: FLAGS, answers, authorities: [], ede: [] } };
-}
-const a = (name: string, address: string): DnsRR => ({ name, type: 'A', ttl: 60, data: { address } });
-const aaaa = (name: string, address: string): DnsRR => ({ name, type: 'AAAA', ttl: 60, data: { address } });
-const cname = (name: string, target: string): DnsRR => ({ name, type: 'CNAME', ttl: 60, data: { target } });
-
-type Script = Partial<Record<'A' | 'AAAA', () => Promise<{ value: DnsAnswer }>>>;
-
-/** A resolver answering from a script, recording each question. */
-function fakeResolver(script: Script): AddressResolver & { asked: string[] } {
-  const asked: string[] = [];
-  return {
-    asked,
-    resolve(name, type) {
-      asked.push(`${name} ${type}`);
-      const step = script[type];
-      return step ? step() : Promise.resolve(answer('NOERROR', []));
-    },
-  };
-}
-
-const ok =
-  (...rrs: DnsRR[]) =>
-  () =>
-    Promise.resolve(answer('NOERROR', rrs));
-const fail = () => Promise.reject(new AppError(502, 'upstream_failed', 'dns: every provider failed'));
-
-async function rejection(p: Promise<unknown>): Promise<UnsafeTargetError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(UnsafeTargetError);
-  return err as UnsafeTargetError;
-}
+const rejection = (p: Promise<unknown>) => rejectionOf(p, UnsafeTargetError);
 
 describe('resolveTarget', () => {
   it('the real DnsResolver fits the AddressResolver shape', () => {
@@ -59,9 +23,9 @@ describe('resolveTarget', () => {
       if (pending === 2) overlap = true;
       await new Promise((r) => setTimeout(r, 5));
       pending--;
-      return answer('NOERROR', [rr]);
+      return dnsAnswer('NOERROR', [rr]);
     };
-    const resolver = fakeResolver({
+    const resolver = scriptedResolver({
       A: slow(a('example.org', '93.184.215.14')),
       AAAA: slow(aaaa('example.org', '2606:2800:21F:CB07:6820:80DA:AF6B:8B2C')),
     });
@@ -79,7 +43,7 @@ describe('resolveTarget', () => {
   });
 
   it('follows the CNAME chain in the answer and ignores records off the chain', async () => {
-    const resolver = fakeResolver({
+    const resolver = scriptedResolver({
       A: ok(
         cname('www.example.org', 'edge.cdn.example'),
         cname('edge.cdn.example', 'pop1.cdn.example'),
@@ -92,7 +56,7 @@ describe('resolveTarget', () => {
   });
 
   it('refuses a name if ANY address is not public, naming the address and its range', async () => {
-    const resolver = fakeResolver({
+    const resolver = scriptedResolver({
       A: ok(a('mixed.example', '93.184.215.14'), a('mixed.example', '10.0.0.5')),
     });
     const err = await rejection(resolveTarget('mixed.example', { resolver, allowCidrs: [] }));
@@ -108,7 +72,7 @@ describe('resolveTarget', () => {
   });
 
   it('refuses a non-public AAAA even when the A records are public', async () => {
-    const resolver = fakeResolver({
+    const resolver = scriptedResolver({
       A: ok(a('v6.example', '93.184.215.14')),
       AAAA: ok(aaaa('v6.example', '::ffff:169.254.169.254')),
     });
@@ -117,7 +81,9 @@ describe('resolveTarget', () => {
   });
 
   it('accepts non-public addresses inside the operator allow-list only', async () => {
-    const resolver = fakeResolver({ A: ok(a('lab.example', '127.0.0.2'), a('lab.example', '127.0.0.3')) });
+    const resolver = scriptedResolver({
+      A: ok(a('lab.example', '127.0.0.2'), a('lab.example', '127.0.0.3')),
+    });
     await expect(
       resolveTarget('lab.example', { resolver, allowCidrs: ['127.0.0.0/8'] }),
     ).resolves.toMatchObject({
@@ -127,7 +93,7 @@ describe('resolveTarget', () => {
   });
 
   it('classifies an IP literal in any spelling without asking DNS', async () => {
-    const resolver = fakeResolver({});
+    const resolver = scriptedResolver({});
     const err = await rejection(resolveTarget('0x7f.1', { resolver, allowCidrs: [] }));
     expect(err.message).toBe('target 127.0.0.1 is not a public address (loopback)');
     await expect(resolveTarget('[2606:4700:4700::1111]', { resolver, allowCidrs: [] })).resolves.toEqual({
@@ -143,16 +109,16 @@ describe('resolveTarget', () => {
   });
 
   it('tells NXDOMAIN from a name without addresses, both as 400', async () => {
-    const nx = fakeResolver({
-      A: () => Promise.resolve(answer('NXDOMAIN', [])),
-      AAAA: () => Promise.resolve(answer('NXDOMAIN', [])),
+    const nx = scriptedResolver({
+      A: () => Promise.resolve(dnsAnswer('NXDOMAIN', [])),
+      AAAA: () => Promise.resolve(dnsAnswer('NXDOMAIN', [])),
     });
     const e1 = await rejection(resolveTarget('gone.example', { resolver: nx, allowCidrs: [] }));
     expect(e1).toMatchObject({
       reason: 'no_address',
       message: 'target gone.example does not exist (NXDOMAIN)',
     });
-    const nodata = fakeResolver({ A: ok(cname('alias.example', 'nowhere.example')) });
+    const nodata = scriptedResolver({ A: ok(cname('alias.example', 'nowhere.example')) });
     const e2 = await rejection(resolveTarget('alias.example', { resolver: nodata, allowCidrs: [] }));
     expect(e2).toMatchObject({
       reason: 'no_address',
@@ -161,38 +127,38 @@ describe('resolveTarget', () => {
   });
 
   it('lets a DNS failure through as the resolver reported it (502)', async () => {
-    const resolver = fakeResolver({ A: fail, AAAA: fail });
+    const resolver = scriptedResolver({ A: fail, AAAA: fail });
     await expect(resolveTarget('down.example', { resolver, allowCidrs: [] })).rejects.toMatchObject({
       statusCode: 502,
     });
     // A failed query with nothing from the other is a failure, not "no records".
-    const half = fakeResolver({ A: fail });
+    const half = scriptedResolver({ A: fail });
     await expect(resolveTarget('down.example', { resolver: half, allowCidrs: [] })).rejects.toMatchObject({
       statusCode: 502,
     });
   });
 
   it('uses the addresses one query found when the other failed (they are still all checked)', async () => {
-    const resolver = fakeResolver({ A: ok(a('half.example', '93.184.215.14')), AAAA: fail });
+    const resolver = scriptedResolver({ A: ok(a('half.example', '93.184.215.14')), AAAA: fail });
     await expect(resolveTarget('half.example', { resolver, allowCidrs: [] })).resolves.toMatchObject({
       addresses: [{ address: '93.184.215.14' }],
     });
-    const bad = fakeResolver({ A: ok(a('half.example', '127.0.0.1')), AAAA: fail });
+    const bad = scriptedResolver({ A: ok(a('half.example', '127.0.0.1')), AAAA: fail });
     await rejection(resolveTarget('half.example', { resolver: bad, allowCidrs: [] }));
   });
 
   it('deduplicates addresses and refuses an answer that carries no address', async () => {
-    const resolver = fakeResolver({
+    const resolver = scriptedResolver({
       A: ok(a('dup.example', '93.184.215.14'), a('dup.example', '93.184.215.14')),
     });
     const target = await resolveTarget('dup.example', { resolver, allowCidrs: [] });
     expect(target.addresses).toHaveLength(1);
-    const broken = fakeResolver({ A: ok(a('broken.example', 'not-an-ip')) });
+    const broken = scriptedResolver({ A: ok(a('broken.example', 'not-an-ip')) });
     await rejection(resolveTarget('broken.example', { resolver: broken, allowCidrs: [] }));
   });
 
   it('refuses what is neither a host name nor an address', async () => {
-    const resolver = fakeResolver({});
+    const resolver = scriptedResolver({});
     for (const host of ['', 'exa mple.com', 'a/b', 'user@example.com', 'example.com:443', '1.2.3.256']) {
       const err = await rejection(resolveTarget(host, { resolver, allowCidrs: [] }));
       expect(err.reason, host).toBe('invalid_host');
@@ -202,7 +168,7 @@ describe('resolveTarget', () => {
 
   it('names the parameter it was given', async () => {
     const err = await rejection(
-      resolveTarget('10.1.1.1', { resolver: fakeResolver({}), allowCidrs: [], param: 'ip' }),
+      resolveTarget('10.1.1.1', { resolver: scriptedResolver({}), allowCidrs: [], param: 'ip' }),
     );
     expect(err.message).toBe('ip 10.1.1.1 is not a public address (private-use)');
   });

@@ -14,6 +14,7 @@ import {
   parseEmailSecurityInput,
 } from '../../../../src/features/email/email.service.js';
 import type { ResourceFetcher } from '../../../../src/features/email/resource-fetcher.js';
+import { thrownBy } from '../../../expect-error.js';
 import type { FakeZone } from '../../../fakes/dns-zones.js';
 import { fixtureText, scenario, sharedZones } from '../../../fixtures/email/zones.js';
 import { issueVmc } from './vmc-fixture.js';
@@ -63,13 +64,7 @@ describe('input', () => {
       expect.stringMatching(/^selector "x+" is too long for /),
     ],
   ])('%j → 400: %s', (query, message) => {
-    let error: unknown;
-    try {
-      parseEmailSecurityInput(query);
-    } catch (err) {
-      error = err;
-    }
-    expect(error).toBeInstanceOf(AppError);
+    const error = thrownBy(() => parseEmailSecurityInput(query), AppError);
     expect(error).toMatchObject({ statusCode: 400, code: 'bad_request', message });
   });
 

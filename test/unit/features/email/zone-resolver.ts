@@ -10,7 +10,13 @@ import type { ChainResult } from '../../../../src/providers/chain.js';
 import type { DnsResolver } from '../../../../src/providers/dns/resolver.js';
 import type { DnsAnswer, DnsRecordType, DnsRR } from '../../../../src/providers/dns/types.js';
 import { lookup } from '../../../fakes/dns-server.js';
-import type { FakeRecord, FakeZone } from '../../../fakes/dns-zones.js';
+import {
+  characterStrings,
+  type FakeRecord,
+  type FakeSoa,
+  type FakeZone,
+  testZone,
+} from '../../../fakes/dns-zones.js';
 
 export interface ZoneResolver extends Pick<DnsResolver, 'resolve'> {
   asked: { name: string; type: DnsRecordType }[];
@@ -78,18 +84,9 @@ function toRR(r: FakeRecord): DnsRR {
       const strings = (Array.isArray(r.data) ? r.data : [r.data]).map(String);
       return { ...base, type: 'TXT', data: { text: strings.join(''), strings } };
     }
-    case 'SOA': {
-      const soa = r.data as {
-        mname: string;
-        rname: string;
-        serial: number;
-        refresh: number;
-        retry: number;
-        expire: number;
-        minimum: number;
-      };
-      return { ...base, type: 'SOA', data: soa };
-    }
+    case 'SOA':
+      // The fake server's SOA record: the zone's SOA without its TTL, which is the record's.
+      return { ...base, type: 'SOA', data: r.data as Omit<FakeSoa, 'ttl'> };
     default:
       throw new Error(`zoneResolver: no conversion for ${r.type}`);
   }
@@ -135,25 +132,12 @@ export class RoundGate {
 
 /** A zone for a unit test: `[name, type, data]` rows, TXT data as plain text (split into 255-octet strings). */
 export function makeZone(origin: string, rows: [string, string, unknown][]): FakeZone {
-  return {
-    origin,
-    ttl: 300,
-    soa: {
-      ttl: 300,
-      mname: `ns.${origin}`,
-      rname: `hostmaster.${origin}`,
-      serial: 1,
-      refresh: 3600,
-      retry: 600,
-      expire: 86400,
-      minimum: 60,
-    },
-    records: rows.map(([name, type, data]) => ({
-      name,
-      type,
-      data: type === 'TXT' && typeof data === 'string' ? (data.match(/[\s\S]{1,255}/g) ?? ['']) : data,
-    })),
-  };
+  const records = rows.map(([name, type, data]) => ({
+    name,
+    type,
+    data: type === 'TXT' && typeof data === 'string' ? characterStrings(data) : data,
+  }));
+  return testZone(origin, records, { ttl: 300 });
 }
 
 /** The .test top-level zone, so lookups that leave every fixture zone end in NXDOMAIN rather than REFUSED. */

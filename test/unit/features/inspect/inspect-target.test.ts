@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../../src/errors.js';
 import { parseInspectTarget, parseRoutingIp } from '../../../../src/features/inspect/inspect-target.js';
+import { thrownBy } from '../../../expect-error.js';
 
 describe('parseInspectTarget', () => {
   it.each([
@@ -30,15 +31,9 @@ describe('parseInspectTarget', () => {
     ['1.2.3.256', /not a valid IPv4 address/],
     ['fe80::1%eth0', /zone ids/],
   ])('rejects %j with a 400', (input, message) => {
-    let caught: unknown;
-    try {
-      parseInspectTarget(input);
-    } catch (err) {
-      caught = err;
-    }
-    expect(caught).toBeInstanceOf(AppError);
-    expect((caught as AppError).statusCode).toBe(400);
-    expect((caught as AppError).message).toMatch(message);
+    const caught = thrownBy(() => parseInspectTarget(input), AppError);
+    expect(caught.statusCode).toBe(400);
+    expect(caught.message).toMatch(message);
   });
 });
 

@@ -23,6 +23,7 @@ import type {
 } from '../../../../src/providers/rdap/index.js';
 import { ProviderRegistry } from '../../../../src/providers/registry.js';
 import { ProviderError, type ProviderInfo } from '../../../../src/providers/types.js';
+import { rejectionOf } from '../../../expect-error.js';
 import { fixture } from '../../../fakes/https-upstream.js';
 
 type Step = RdapAnswer | ProviderError;
@@ -95,14 +96,7 @@ function setup(opts: {
   };
 }
 
-async function rejection(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(AppError);
-  return err as AppError;
-}
+const rejection = (p: Promise<unknown>) => rejectionOf(p, AppError);
 
 describe('lookupRdap', () => {
   it("follows the thin registry's related link to the registrar and caches the whole answer for 1 h", async () => {

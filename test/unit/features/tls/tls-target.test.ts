@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../../src/errors.js';
 import { parseTlsTarget } from '../../../../src/features/tls/tls-target.js';
+import { thrownBy } from '../../../expect-error.js';
 
 describe('parseTlsTarget', () => {
   it.each([
@@ -39,15 +40,9 @@ describe('parseTlsTarget', () => {
     ['1.2.3.256', 'not a valid IPv4'],
     ['fe80::1%eth0', 'zone'],
   ])('%j is a 400 naming target (%s)', (input, why) => {
-    let error: unknown;
-    try {
-      parseTlsTarget(input);
-    } catch (err) {
-      error = err;
-    }
-    expect(error).toBeInstanceOf(AppError);
+    const error = thrownBy(() => parseTlsTarget(input), AppError);
     expect(error).toMatchObject({ statusCode: 400, code: 'bad_request' });
-    expect((error as Error).message).toMatch(/^target /);
-    expect((error as Error).message).toContain(why);
+    expect(error.message).toMatch(/^target /);
+    expect(error.message).toContain(why);
   });
 });

@@ -13,6 +13,7 @@ import {
 } from '../../../../src/providers/ct/certspotter.js';
 import { HttpClient } from '../../../../src/providers/http-client.js';
 import { ProviderError } from '../../../../src/providers/types.js';
+import { rejectionOf } from '../../../expect-error.js';
 import {
   type FakeRequest,
   type FakeUpstream,
@@ -55,14 +56,7 @@ function provider(opts: { apiKey?: string; maxPages?: number } = {}): Certspotte
   return new CertspotterProvider(info, http, { apiKey: KEY, pageTimeoutMs: 2000, ...opts });
 }
 
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof ProviderError)) throw new Error(`expected a ProviderError, got ${String(err)}`);
-  return err;
-}
+const failure = (promise: Promise<unknown>) => rejectionOf(promise, ProviderError);
 
 describe('Cert Spotter issuances', () => {
   it('sends the Bearer key and the expansions, and follows `after` to the empty page', async () => {

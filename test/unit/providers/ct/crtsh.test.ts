@@ -16,6 +16,7 @@ import {
 } from '../../../../src/providers/ct/crtsh.js';
 import { HttpClient, USER_AGENT } from '../../../../src/providers/http-client.js';
 import { ProviderError } from '../../../../src/providers/types.js';
+import { rejectionOf } from '../../../expect-error.js';
 import {
   type FakeHandler,
   type FakeReply,
@@ -74,14 +75,7 @@ function provider(opts: { requestTimeoutMs?: number } = {}): CrtshProvider {
 
 const searches = (q: string) => crtsh.requests.filter((r) => r.query.get('q') === q);
 
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof ProviderError)) throw new Error(`expected a ProviderError, got ${String(err)}`);
-  return err;
-}
+const failure = (promise: Promise<unknown>) => rejectionOf(promise, ProviderError);
 
 describe('crt.sh searches', () => {
   it('asks q=%.D and q=D as JSON, with a descriptive User-Agent, under the base path', async () => {

@@ -9,6 +9,7 @@ import {
   parseResolverUrl,
   resolverInfo,
 } from '../../../../src/providers/dns/index.js';
+import { thrownBy } from '../../../expect-error.js';
 
 const FLAGS = { aa: false, tc: false, rd: true, ra: true, ad: false, cd: false };
 
@@ -97,15 +98,9 @@ describe('normalizeDnsName', () => {
     ['with space.test', 'printable ASCII'],
     ['back\\slash.test', 'printable ASCII'],
   ])('refuses %j (%s) with a 400 InvalidDnsNameError', (input, why) => {
-    let caught: unknown;
-    try {
-      normalizeDnsName(input);
-    } catch (err) {
-      caught = err;
-    }
-    expect(caught).toBeInstanceOf(InvalidDnsNameError);
-    expect((caught as InvalidDnsNameError).statusCode).toBe(400);
-    expect((caught as InvalidDnsNameError).message).toContain(why);
+    const caught = thrownBy(() => normalizeDnsName(input), InvalidDnsNameError);
+    expect(caught.statusCode).toBe(400);
+    expect(caught.message).toContain(why);
   });
 
   it('accepts a 253-character name of 63-character labels', () => {

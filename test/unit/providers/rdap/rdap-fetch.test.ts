@@ -15,6 +15,7 @@ import {
 } from '../../../../src/providers/rdap/rdap-fetch.js';
 import { RetryAfterGate } from '../../../../src/providers/rdap/retry-after.js';
 import { ProviderError } from '../../../../src/providers/types.js';
+import { rejectionOf } from '../../../expect-error.js';
 
 type Script = Record<string, HopResponse | (() => never)>;
 
@@ -41,14 +42,7 @@ const redirect = (location: string, status = 302): HopResponse => ({
 });
 const signal = () => AbortSignal.timeout(5000);
 
-async function failure(p: Promise<unknown>): Promise<ProviderError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
+const failure = (p: Promise<unknown>) => rejectionOf(p, ProviderError);
 
 describe('RdapFetcher', () => {
   it('follows redirects (relative ones too), sends the RDAP Accept header, and reports the final URL', async () => {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkRipestatEnvelope, ripestatDataUrl } from '../../../../src/providers/ripestat-data.js';
 import { ProviderError } from '../../../../src/providers/types.js';
+import { thrownBy } from '../../../expect-error.js';
 import { fixture } from '../../../fakes/https-upstream.js';
 
 describe('ripestatDataUrl', () => {
@@ -41,14 +42,8 @@ describe('checkRipestatEnvelope', () => {
     [{ status: 'ok', data_call_status: 'supported' }, 'bad_response', /without a data object/],
     [[1, 2], 'bad_response', /not an object/],
   ])('rejects %j as an operational failure', (body, kind, message) => {
-    let caught: unknown;
-    try {
-      checkRipestatEnvelope(body, 'x');
-    } catch (err) {
-      caught = err;
-    }
-    expect(caught).toBeInstanceOf(ProviderError);
-    expect((caught as ProviderError).kind).toBe(kind);
-    expect((caught as ProviderError).message).toMatch(message);
+    const caught = thrownBy(() => checkRipestatEnvelope(body, 'x'), ProviderError);
+    expect(caught.kind).toBe(kind);
+    expect(caught.message).toMatch(message);
   });
 });
