@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
-import { tapInbound } from '../../../src/features/tls/handshake-capture.js';
+import { tapInbound } from '../../../src/net/handshake-capture.js';
 import { TargetError, UnsafeTargetError } from '../../../src/net/errors.js';
 import { type SafeTlsOptions, safeTlsConnect } from '../../../src/net/safe-tls.js';
 import { rejectionOf } from '../../expect-error.js';
