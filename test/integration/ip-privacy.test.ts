@@ -56,6 +56,18 @@ function config(overrides: Partial<Config> = {}): Partial<Config> {
   };
 }
 
+/**
+ * List URLs of a test's own: a download an earlier test's app started (and aborted at close)
+ * may still reach the fake on a busy machine, and must not count as this test's.
+ */
+function ownLists(tag: string): Partial<Config> {
+  return {
+    relayRangesUrl: `${upstream.url}/egress-ip-ranges.csv?app=${tag}`,
+    torExitListUrl: `${upstream.url}/torbulkexitlist?app=${tag}`,
+  };
+}
+const requestsOf = (tag: string) => upstream.requests.filter((r) => r.query.get('app') === tag);
+
 async function app(overrides: Partial<Config> = {}) {
   return buildTestApp({ config: config(overrides), ca: (await getTestPki()).caPem });
 }
@@ -205,8 +217,8 @@ describe('GET /api/ip-privacy', () => {
 
   it('closes promptly while a background download hangs', async () => {
     upstream.fault = 'timeout';
-    const a = await app();
-    await vi.waitFor(() => expect(upstream.count()).toBe(2), { timeout: 15_000, interval: 10 });
+    const a = await app(ownLists('hang'));
+    await vi.waitFor(() => expect(requestsOf('hang')).toHaveLength(2), { timeout: 15_000, interval: 10 });
     const started = Date.now();
     await a.close();
     // A hung download would hold close() for its two-minute timeout; a loaded machine takes seconds at most.
@@ -217,8 +229,12 @@ describe('GET /api/ip-privacy', () => {
   it('offline: answers 503 naming both lists in providers_tried, logs each refresh failure once, counts it', async () => {
     upstream.fault = 'reset';
     const { logger, lines } = capturingLogger('info');
-    const a = await buildTestApp({ config: config(), ca: (await getTestPki()).caPem, logger });
-    await vi.waitFor(() => expect(upstream.count()).toBe(2), { timeout: 15_000, interval: 10 });
+    const a = await buildTestApp({
+      config: config(ownLists('offline')),
+      ca: (await getTestPki()).caPem,
+      logger,
+    });
+    await vi.waitFor(() => expect(requestsOf('offline')).toHaveLength(2), { timeout: 15_000, interval: 10 });
     await vi.waitFor(() => expect(lines().filter((l) => l.msg === 'list refresh failed')).toHaveLength(2), {
       timeout: 15_000,
       interval: 10,
