@@ -4,7 +4,7 @@
  * as JSON `{error, code?, providers_tried?}` with `Cache-Control: no-store`.
  * Tests assert on `code`, never on message text.
  */
-import type { ProviderAttempt } from './providers/types.js';
+import { type ProviderAttempt, ProviderError } from './providers/types.js';
 
 export type ErrorCode =
   | 'bad_request'
@@ -84,4 +84,15 @@ export function tooManyRequests(retryAfterSeconds: number, group: string): AppEr
       headers: { 'retry-after': String(retryAfterSeconds) },
     },
   );
+}
+
+/**
+ * Whether `err` is a state of the world a part of a multi-part answer may report as its
+ * own failure: an AppError (an answer the service chose: a refusal, a 502 with
+ * providers_tried) or a ProviderError (an upstream's operational failure). Anything else
+ * is a bug: the part rethrows it, so it becomes the request's logged, counted 500 and
+ * its text never reaches the client (docs/architecture.md §6).
+ */
+export function isOperational(err: unknown): err is AppError | ProviderError {
+  return err instanceof AppError || err instanceof ProviderError;
 }

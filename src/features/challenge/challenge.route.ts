@@ -5,14 +5,12 @@ import type { AppContext } from '../../context.js';
 import { clientIp } from '../../plugins/client-address.js';
 import { errorResponses } from '../shared.schema.js';
 import {
-  type ChallengeStatus,
   ChallengeStatusSchema,
   VerifyBodySchema,
   type VerifyResponse,
   VerifyResponseSchema,
 } from './challenge.schema.js';
-import { answerVerify } from './challenge.service.js';
-import { sessionFromCookies } from './cookie.js';
+import { answerVerify, describeStatus, type StatusDeps } from './challenge.service.js';
 import { ReplaySet } from './replay.js';
 
 export default async function challengeRoutes(base: FastifyInstance, { ctx }: { ctx: AppContext }) {
@@ -29,6 +27,15 @@ export default async function challengeRoutes(base: FastifyInstance, { ctx }: { 
     expectedHostname: config.turnstileExpectedHostname,
   };
 
+  const statusDeps: StatusDeps = {
+    active,
+    siteKey: config.turnstileSiteKey,
+    scriptUrl: config.turnstileScriptUrl,
+    sessionSecret: config.sessionSecret,
+    clock,
+    limits: async (ip) => ({ rate_limit: await app.rateLimits.peek(ip), tiers: app.rateLimits.tiers() }),
+  };
+
   app.get(
     '/api/challenge/status',
     {
@@ -42,23 +49,7 @@ export default async function challengeRoutes(base: FastifyInstance, { ctx }: { 
         response: { 200: ChallengeStatusSchema, ...errorResponses(429) },
       },
     },
-    async (request): Promise<ChallengeStatus> => {
-      const session = sessionFromCookies(request.headers.cookie, config.sessionSecret, clock());
-      return {
-        protection: {
-          active,
-          provider: 'turnstile',
-          ...(active ? { site_key: config.turnstileSiteKey, script_url: config.turnstileScriptUrl } : {}),
-        },
-        session: {
-          required: active,
-          valid: session !== undefined,
-          ...(session ? { expires_at: new Date(session.expiresAt).toISOString() } : {}),
-        },
-        rate_limit: await app.rateLimits.peek(clientIp(request)),
-        tiers: app.rateLimits.tiers(),
-      };
-    },
+    async (request) => describeStatus(statusDeps, { cookie: request.headers.cookie, ip: clientIp(request) }),
   );
 
   app.post(

@@ -14,8 +14,8 @@ import type { Clock } from '../../cache/types.js';
 import { AppError } from '../../errors.js';
 import type { ProviderChain } from '../../providers/chain.js';
 import type { TurnstileVerdict, TurnstileVerifier } from '../../providers/challenge/turnstile.js';
-import type { VerifyResponse } from './challenge.schema.js';
-import { sessionSetCookie } from './cookie.js';
+import type { ChallengeStatus, VerifyResponse } from './challenge.schema.js';
+import { sessionFromCookies, sessionSetCookie } from './cookie.js';
 import type { ReplaySet } from './replay.js';
 import { issueSession, type Session } from './session.js';
 
@@ -106,5 +106,37 @@ export async function answerVerify(
   return {
     body: { verified: true, protection_active: true, expires_at: new Date(session.expiresAt).toISOString() },
     setCookie: sessionSetCookie(value, input.https),
+  };
+}
+
+/** The configuration /api/challenge/status describes. */
+export interface StatusDeps {
+  active: boolean;
+  siteKey: string | undefined;
+  scriptUrl: string;
+  sessionSecret: string;
+  clock: Clock;
+  /** The caller's remaining budgets and the limits (plugins/rate-limit.ts). */
+  limits: (ip: string) => Promise<Pick<ChallengeStatus, 'rate_limit' | 'tiers'>>;
+}
+
+/** GET /api/challenge/status: whether protection is on, this caller's session, and its budgets. */
+export async function describeStatus(
+  deps: StatusDeps,
+  caller: { cookie: string | undefined; ip: string },
+): Promise<ChallengeStatus> {
+  const session = sessionFromCookies(caller.cookie, deps.sessionSecret, deps.clock());
+  return {
+    protection: {
+      active: deps.active,
+      provider: 'turnstile',
+      ...(deps.active ? { site_key: deps.siteKey, script_url: deps.scriptUrl } : {}),
+    },
+    session: {
+      required: deps.active,
+      valid: session !== undefined,
+      ...(session ? { expires_at: new Date(session.expiresAt).toISOString() } : {}),
+    },
+    ...(await deps.limits(caller.ip)),
   };
 }

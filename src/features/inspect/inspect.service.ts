@@ -17,7 +17,7 @@
  */
 import type { CachedLoader } from '../../cache/cached.js';
 import type { Clock } from '../../cache/types.js';
-import { AppError } from '../../errors.js';
+import { AppError, isOperational } from '../../errors.js';
 import { TargetError } from '../../net/errors.js';
 import type { ResolvedTarget } from '../../net/resolve-target.js';
 import type { HopEvidence, SafeFetchResult } from '../../net/safe-http.js';
@@ -139,6 +139,7 @@ async function fetchChain(deps: InspectDeps, startUrl: string): Promise<ChainOut
     const result = await deps.fetch(startUrl, (hop) => hops.push(hop));
     return { startUrl, ok: true, result };
   } catch (err) {
+    if (!isOperational(err)) throw err;
     return { startUrl, ok: false, hops, error: err };
   }
 }

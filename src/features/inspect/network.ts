@@ -5,7 +5,7 @@
  * upstream goes through the provider chain, so answers carry attribution and
  * a failure is recorded, never shown as "nothing there".
  */
-import { AppError } from '../../errors.js';
+import { AppError, isOperational } from '../../errors.js';
 import { reverseName } from '../../net/names.js';
 import type { ProviderChain } from '../../providers/chain.js';
 import type { DnsAnswer, DnsRecordType } from '../../providers/dns/types.js';
@@ -115,7 +115,8 @@ async function reverseDns(dns: DnsLookup, address: string): Promise<ReverseDns> 
     const names = value.answers.flatMap((rr) => (rr.type === 'PTR' ? [rr.data.host] : []));
     return { status: 'ok', names: [...new Set(names)] };
   } catch (err) {
-    return { status: 'error', error: messageOf(err), names: [] };
+    if (!isOperational(err)) throw err;
+    return { status: 'error', error: err.message, names: [] };
   }
 }
 
@@ -144,9 +145,10 @@ async function originOf(deps: NetworkDeps, address: string): Promise<OriginField
       providers_tried: result.providers_tried,
     };
   } catch (err) {
+    if (!isOperational(err)) throw err;
     return {
       status: 'error',
-      error: messageOf(err),
+      error: err.message,
       announced: null,
       prefix: null,
       asn: null,
@@ -181,10 +183,11 @@ export async function routingPart(deps: NetworkDeps, ip: string): Promise<PartRe
       transient: false,
     };
   } catch (err) {
+    if (!isOperational(err)) throw err;
     return {
       part: {
         status: 'error',
-        error: messageOf(err),
+        error: err.message,
         ip,
         source: null,
         source_id: null,
@@ -193,10 +196,6 @@ export async function routingPart(deps: NetworkDeps, ip: string): Promise<PartRe
       transient: true,
     };
   }
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 function providersTried(err: unknown): ProviderAttempt[] {

@@ -75,13 +75,19 @@ export function Loading({ since, note }: { since: number; note?: string | undefi
   );
 }
 
+/** How each outcome of one provider attempt is shown: it answered, had nothing for this, or failed. */
+const ATTEMPT: Record<ProviderAttempt['status'], { tone: Tone; label: string; mark: string }> = {
+  ok: { tone: 'ok', label: 'answered', mark: '✓' },
+  no_data: { tone: 'muted', label: 'no data', mark: '–' },
+  failed: { tone: 'bad', label: 'failed', mark: '✕' },
+};
+
 export function Attempts({ attempts }: { attempts: readonly ProviderAttempt[] }) {
   return (
     <ol class="attempts">
       {attempts.map((a, i) => (
         <li key={`${a.id}-${i}`}>
-          <Badge tone={a.status === 'ok' ? 'ok' : 'bad'}>{a.status === 'ok' ? 'answered' : 'failed'}</Badge>{' '}
-          <strong>{a.name}</strong>
+          <Badge tone={ATTEMPT[a.status].tone}>{ATTEMPT[a.status].label}</Badge> <strong>{a.name}</strong>
           {a.error && <span class="muted"> — {a.error}</span>}
         </li>
       ))}
@@ -134,9 +140,13 @@ export function Attribution({ data }: { data: unknown }) {
           {' '}
           · Tried:{' '}
           {tried.map((a, i) => (
-            <span key={`${a.id}-${i}`} class={a.status === 'ok' ? '' : 'failed'} title={a.error}>
+            <span
+              key={`${a.id}-${i}`}
+              class={a.status === 'failed' ? 'failed' : ''}
+              title={a.error ?? ATTEMPT[a.status].label}
+            >
               {i > 0 && ' → '}
-              {a.name} {a.status === 'ok' ? '✓' : '✕'}
+              {a.name} {ATTEMPT[a.status].mark}
             </span>
           ))}
           {fellBack && <span class="muted"> (fallback used after a failure)</span>}

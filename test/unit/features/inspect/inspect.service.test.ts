@@ -238,4 +238,14 @@ describe('inspect service', () => {
       error: 'no HTTP or HTTPS response to read headers from',
     });
   });
+
+  it('lets a bug in a part (a TypeError in an adapter or the fetcher) fail the request, never show its text as the part’s error', async () => {
+    const bug = new TypeError("Cannot read properties of undefined (reading 'asn')");
+    const origin = setup({ origins: [new FakeOrigin('ripestat', bug)] });
+    await expect(
+      inspect(origin.deps, { target: 'example.test', ip: '193.0.6.139', include_tls: false }),
+    ).rejects.toBe(bug);
+    const fetcher = setup({ fetchFails: bug });
+    await expect(inspect(fetcher.deps, { target: 'example.test', include_tls: false })).rejects.toBe(bug);
+  });
 });
