@@ -81,7 +81,10 @@ async function rdapProviders(app: FastifyInstance, { ctx }: Opts) {
 }
 
 async function globalDnsProviders(app: FastifyInstance, { ctx }: Opts) {
-  const providers = createGlobalDnsProviders(ctx.config, ctx.http);
+  const providers = createGlobalDnsProviders(ctx.config, ctx.http, {
+    // Once per window, where it arises; the refused requests themselves are a state of the world.
+    onQuotaSpent: ({ reason }) => app.log.warn({ provider: 'globalping', reason }, 'Globalping quota spent'),
+  });
   ctx.registry.registerChain('global-dns', providers);
   app.decorate('globalDnsProviders', providers);
 }

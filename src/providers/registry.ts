@@ -42,10 +42,30 @@ export interface ProviderStatus {
   consecutive_failures: number;
 }
 
+/**
+ * An upstream's own account of what this service may still ask of it (Globalping's
+ * hourly test quota), as its last answer reported it.
+ */
+export interface ProviderQuota {
+  limit: number;
+  remaining: number;
+  /** When the window resets; null once it has (nothing spent in the next one yet). */
+  reset_at: string | null;
+  /** When the upstream last reported it (by this process). */
+  observed_at: string;
+}
+
 export interface ProviderListing extends Omit<ProviderInfo, 'capabilities'> {
   capabilities: string[];
   roles: Record<string, ProviderRole>;
   status: ProviderStatus;
+  quota?: ProviderQuota;
+}
+
+/** A provider as registered: its facts, and its quota where the upstream reports one. */
+export interface RegisteredProvider {
+  info: ProviderInfo;
+  quota?: () => ProviderQuota | undefined;
 }
 
 /** Told of every attempt, whoever made it (the chain, a background list refresh). */
@@ -56,7 +76,12 @@ export interface AttemptObserver {
 export class ProviderRegistry {
   readonly #entries = new Map<
     string,
-    { info: ProviderInfo; roles: Record<string, ProviderRole>; status: ProviderStatus }
+    {
+      info: ProviderInfo;
+      roles: Record<string, ProviderRole>;
+      status: ProviderStatus;
+      quota?: () => ProviderQuota | undefined;
+    }
   >();
   readonly #clock: () => number;
   readonly #observer: AttemptObserver | undefined;
@@ -70,10 +95,12 @@ export class ProviderRegistry {
    * Registers the providers of one capability in chain order: the first
    * configured one is primary, the rest are fallbacks.
    */
-  registerChain(capability: string, providers: readonly { info: ProviderInfo }[]): void {
+  registerChain(capability: string, providers: readonly RegisteredProvider[]): void {
     let primaryTaken = false;
-    for (const { info } of providers) {
+    for (const provider of providers) {
+      const { info } = provider;
       const entry = this.#entry(info);
+      if (provider.quota) entry.quota = provider.quota.bind(provider);
       entry.roles[capability] = !primaryTaken && info.configured ? 'primary' : 'fallback';
       if (info.configured) primaryTaken = true;
     }
@@ -104,12 +131,16 @@ export class ProviderRegistry {
   }
 
   list(): ProviderListing[] {
-    return [...this.#entries.values()].map(({ info, roles, status }) => ({
-      ...info,
-      capabilities: [...info.capabilities],
-      roles: { ...roles },
-      status: { ...status },
-    }));
+    return [...this.#entries.values()].map(({ info, roles, status, quota }) => {
+      const reported = quota?.();
+      return {
+        ...info,
+        capabilities: [...info.capabilities],
+        roles: { ...roles },
+        status: { ...status },
+        ...(reported ? { quota: reported } : {}),
+      };
+    });
   }
 
   #entry(info: ProviderInfo) {

@@ -183,7 +183,56 @@ describe('POST /api/global-dns: measuring', () => {
     expect(gp.creations()).toHaveLength(2);
   });
 
-  it('answers 502 when Globalping limits the measurement (429 on creation)', async () => {
+  it("answers 503 with Retry-After at the reset while Globalping's hourly quota is spent, without asking it again", async () => {
+    const a = await app();
+    // Earlier measurements (this instance's or another's behind the same address) left 5 tests.
+    gp.spend(245);
+    const refused = await post(a, { target: 'cdn.jsdelivr.net', type: 'A' });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['cache-control']).toBe('no-store');
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(3500);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
+    const body = refused.json();
+    expect(body).toEqual({
+      error: expect.stringMatching(
+        /^global DNS measurements are paused until \S+Z: the measurement quota of this service is spent \(Globalping: 5 of 250 tests left this hour, a measurement needs 10; resets at \S+Z\)$/,
+      ),
+      code: 'unavailable',
+      providers_tried: [
+        {
+          id: 'globalping',
+          name: 'Globalping',
+          status: 'failed',
+          error: expect.stringMatching(
+            /^rate_limited: Globalping refused the measurement \(rate_limit_exceeded: /,
+          ),
+        },
+      ],
+    });
+    const resetAt = Date.parse(/until (\S+Z):/.exec(body.error)?.[1] ?? '');
+    expect(Math.abs(resetAt - (Date.now() + retryAfter * 1000))).toBeLessThan(5_000);
+
+    // Another question: answered at once, Globalping not asked.
+    const again = await post(a, { target: 'example.com', type: 'MX' });
+    expect(again.statusCode).toBe(503);
+    expect(again.json().providers_tried[0].error).toMatch(
+      /^rate_limited: hourly test quota spent .*; not asked$/,
+    );
+    expect(gp.requests).toHaveLength(1);
+
+    const listed = (await a.inject('/api/providers'))
+      .json()
+      .providers.find((p: { id: string }) => p.id === 'globalping');
+    expect(listed.quota).toEqual({
+      limit: 250,
+      remaining: 5,
+      reset_at: new Date(resetAt).toISOString(),
+      observed_at: expect.any(String),
+    });
+  });
+
+  it("a 429 without Globalping's limit headers (something in front of it) stays an ordinary 502", async () => {
     gp.createReply = {
       status: 429,
       json: fixture('globalping/scenarios/error-429-create-rate-limit-exceeded.json'),
@@ -324,7 +373,8 @@ describe('POST /api/global-dns: documentation and inventory', () => {
   it('is in /openapi.json with its body, its responses and the ten countries explained', async () => {
     const doc = (await (await app()).inject('/openapi.json')).json();
     const op = doc.paths['/api/global-dns'].post;
-    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '429', '502']));
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '429', '502', '503']));
+    expect(op.description).toMatch(/503, not 429, because the quota is the service's/);
     expect(op.description).toContain('US, BR, GB, DE, ZA, IN, SG, JP, AU, CA');
     expect(op.description).toMatch(/every inhabited continent/);
     const body = op.requestBody.content['application/json'].schema;
@@ -353,5 +403,9 @@ describe('POST /api/global-dns: documentation and inventory', () => {
       .json()
       .providers.find((p: { id: string }) => p.id === 'globalping');
     expect(after.status.last_success_at).not.toBeNull();
+    // Globalping's own account of the quota, from the create's headers: one measurement spent ten tests.
+    expect(globalping.quota).toBeUndefined();
+    expect(after.quota).toMatchObject({ limit: 250, remaining: 240 });
+    expect(Date.parse(after.quota.reset_at) - Date.now()).toBeGreaterThan(3_500_000);
   });
 });

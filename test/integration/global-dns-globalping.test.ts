@@ -3,7 +3,9 @@
  * HTTP, the production HttpClient). Time between polls is virtual: the
  * adapter's sleep records each wait and moves a virtual clock, so the pacing
  * rules (500 ms after each response, Retry-After honoured, ~20 s deadline) are
- * asserted on the waits requested, and the suite never sleeps for real.
+ * asserted on the waits requested, and the suite never sleeps for real. The
+ * fake's own limits (the hourly test quota, 5 reads per 2 s per measurement)
+ * follow the same virtual clock.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testConfig } from '../../src/config/index.js';
@@ -12,6 +14,7 @@ import {
   DEFAULT_DEADLINE_MS,
   GlobalpingAdapter,
   MIN_POLL_INTERVAL_MS,
+  type QuotaRefusal,
 } from '../../src/providers/global-dns/index.js';
 import { HttpClient } from '../../src/providers/http-client.js';
 import { ProviderError, type ProviderFailureKind } from '../../src/providers/types.js';
@@ -61,13 +64,22 @@ function virtualTime() {
   };
 }
 
-function adapter(opts: { token?: string; pollIntervalMs?: number; requestTimeoutMs?: number } = {}) {
+function adapter(
+  opts: {
+    token?: string;
+    pollIntervalMs?: number;
+    requestTimeoutMs?: number;
+    onQuotaSpent?: (refusal: QuotaRefusal) => void;
+  } = {},
+) {
   const time = virtualTime();
+  gp.clock = time.clock;
   const config = testConfig({ globalpingUrl: gp.url, globalpingToken: opts.token, providerTimeoutMs: 2_000 });
   const [provider] = createGlobalDnsProviders(config, http, {
     clock: time.clock,
     sleep: time.sleep,
     pollIntervalMs: opts.pollIntervalMs,
+    onQuotaSpent: opts.onQuotaSpent,
   });
   if (opts.requestTimeoutMs !== undefined) {
     const fast = new GlobalpingAdapter({
@@ -137,13 +149,13 @@ describe('Globalping adapter: creating the measurement', () => {
     expect(gp.requests).toHaveLength(1);
   });
 
-  it("429 on creation is rate_limited, naming Globalping's reason", async () => {
+  it("a 429 without Globalping's limit headers (something in front of it) is rate_limited, and stops nothing", async () => {
     gp.createReply = { status: 429, json: scenario('error-429-create-rate-limit-exceeded.json') };
-    await expectFailure(
-      adapter().provider.measure(QUESTION, signal()),
-      'rate_limited',
-      /rate_limit_exceeded/,
-    );
+    const { provider } = adapter();
+    await expectFailure(provider.measure(QUESTION, signal()), 'rate_limited', /rate_limit_exceeded/);
+    await expectFailure(provider.measure(QUESTION, signal()), 'rate_limited', /rate_limit_exceeded/);
+    expect(gp.creations()).toHaveLength(2);
+    expect(provider.quotaRefusal?.(10)).toBeUndefined();
   });
 
   it('a creation that never answers is a timeout after the request timeout', async () => {
@@ -380,5 +392,135 @@ describe('Globalping adapter: reading results', () => {
   it('a measurement body without results is a bad_response', async () => {
     gp.pollReplies = [{ json: { id: 'x', status: 'finished' } }];
     await expectFailure(adapter().provider.measure(QUESTION, signal()), 'bad_response');
+  });
+});
+
+describe('Globalping adapter: the hourly test quota', () => {
+  const resetAt = (clock: () => number, seconds: number) => new Date(clock() + seconds * 1000).toISOString();
+
+  it('reads the quota from every create: ten tests spent per measurement, reset from X-RateLimit-Reset', async () => {
+    const { provider, clock } = adapter();
+    expect(provider.quota?.()).toBeUndefined();
+    await provider.measure(QUESTION, signal());
+    expect(provider.quota?.()).toEqual({
+      limit: 250,
+      remaining: 240,
+      reset_at: resetAt(clock, 3600),
+      observed_at: new Date(clock()).toISOString(),
+    });
+  });
+
+  it("Globalping's 429 (X-RateLimit-*, no Retry-After) fails rate_limited naming the reset; nothing more is sent until it", async () => {
+    const spent: QuotaRefusal[] = [];
+    const { provider, clock, sleep } = adapter({ onQuotaSpent: (r) => spent.push(r) });
+    gp.spend(245);
+    const refusal = await failure(provider.measure(QUESTION, signal()));
+    expect(refusal.kind).toBe('rate_limited');
+    expect(refusal.message).toBe(
+      'Globalping refused the measurement (rate_limit_exceeded: This measurement exceeds the remaining hourly ' +
+        `rate limit for your IP address.; 5 of 250 tests left this hour, a measurement needs 10; resets at ${resetAt(clock, 3600)})`,
+    );
+    const created = gp.creations();
+    expect(created).toHaveLength(1);
+    expect(gp.requests).toHaveLength(1);
+
+    // Answered at once, without a request, for as long as the window lasts.
+    const again = await failure(provider.measure(QUESTION, signal()));
+    expect(again.kind).toBe('rate_limited');
+    expect(again.message).toMatch(/^hourly test quota spent \(5 of 250 tests left .*\); not asked$/);
+    expect(provider.quotaRefusal?.(10)).toMatchObject({ retryAfterSeconds: 3600 });
+    await sleep(3_599_000, signal());
+    expect(provider.quotaRefusal?.(10)?.retryAfterSeconds).toBe(1);
+    await expectFailure(provider.measure(QUESTION, signal()), 'rate_limited', /not asked$/);
+    expect(gp.requests).toHaveLength(1);
+    expect(spent).toHaveLength(1);
+
+    // The window has reset: measuring works again.
+    await sleep(1_000, signal());
+    expect(provider.quota?.()).toMatchObject({ remaining: 250, reset_at: null });
+    const result = await provider.measure(QUESTION, signal());
+    expect(result.complete).toBe(true);
+    expect(gp.creations()).toHaveLength(2);
+    expect(provider.quota?.()).toMatchObject({ limit: 250, remaining: 240 });
+  });
+
+  it('without a token, a 202 leaving fewer than ten tests stops the next create before it is refused', async () => {
+    const spent: QuotaRefusal[] = [];
+    const { provider } = adapter({ onQuotaSpent: (r) => spent.push(r) });
+    gp.spend(235);
+    await provider.measure(QUESTION, signal());
+    expect(provider.quota?.()).toMatchObject({ remaining: 5 });
+    expect(spent).toHaveLength(1);
+    await expectFailure(
+      provider.measure(QUESTION, signal()),
+      'rate_limited',
+      /5 of 250 tests left.*not asked$/,
+    );
+    expect(gp.creations()).toHaveLength(1);
+  });
+
+  it('with a token, 500 an hour; a shortfall is still asked (credits may pay) until Globalping refuses', async () => {
+    const { provider } = adapter({ token: 'gp-token-123' });
+    gp.spend(485, 'gp-token-123');
+    await provider.measure(QUESTION, signal());
+    expect(provider.quota?.()).toMatchObject({ limit: 500, remaining: 5 });
+    await expectFailure(
+      provider.measure(QUESTION, signal()),
+      'rate_limited',
+      /insufficient_credits.*5 of 500 tests left this hour, 0 credits left/,
+    );
+    await expectFailure(provider.measure(QUESTION, signal()), 'rate_limited', /not asked$/);
+    expect(gp.creations()).toHaveLength(2);
+  });
+});
+
+describe('Globalping adapter: polite reads', () => {
+  it("stays within Globalping's 5 reads per 2 s of a measurement over a whole 20 s poll", async () => {
+    // The fake refuses a 6th read in 2 s and blocks the measurement 5 s: a breach would show as a 5 s wait.
+    gp.pollReplies = [IN_PROGRESS];
+    const { provider, waits } = adapter();
+    await provider.measure(QUESTION, signal());
+    expect(new Set(waits)).toEqual(new Set([MIN_POLL_INTERVAL_MS]));
+    expect(gp.polls()).toHaveLength(DEFAULT_DEADLINE_MS / MIN_POLL_INTERVAL_MS + 1);
+  });
+
+  it("waits out Globalping's own 429 (Retry-After 5) when the measurement's reads are already spent", async () => {
+    gp.pollReplies = [FINISHED];
+    const { provider, waits } = adapter();
+    // Another reader of the same measurement from this address has used up the 2 s window.
+    const url = `${gp.url}/v1/measurements/${CREATED_ID}`;
+    for (let i = 0; i < 5; i++) await http.send(url, { signal: signal() });
+    const result = await provider.measure(QUESTION, signal());
+    expect(result.complete).toBe(true);
+    // The 6th read was refused and blocked the measurement for 5 s; the next read came after it.
+    expect(waits).toEqual([5_000]);
+    expect(gp.polls()).toHaveLength(7);
+  });
+
+  it('asks for br or gzip, and reads a Brotli or gzip measurement as Globalping sends it', async () => {
+    for (const encodings of [['br'], ['gzip'], []] as const) {
+      gp.reset();
+      gp.encodings = [...encodings];
+      const result = await adapter().provider.measure(QUESTION, signal());
+      expect(
+        result.probes.map((p) => p.country),
+        `encodings ${encodings.join()}`,
+      ).toEqual(COUNTRIES);
+      expect(gp.requests.every((r) => r.headers['accept-encoding'] === 'br, gzip')).toBe(true);
+    }
+  });
+
+  it('a compressed body that does not decode is a bad_response on creation, a retried read while polling', async () => {
+    gp.createReply = { status: 202, headers: { 'content-encoding': 'br' }, body: 'not brotli' };
+    await expectFailure(
+      adapter().provider.measure(QUESTION, signal()),
+      'bad_response',
+      /could not be decoded/,
+    );
+    gp.reset();
+    gp.pollReplies = [{ headers: { 'content-encoding': 'gzip' }, body: 'not gzip' }, FINISHED];
+    const result = await adapter().provider.measure(QUESTION, signal());
+    expect(result.complete).toBe(true);
+    expect(gp.polls()).toHaveLength(2);
   });
 });

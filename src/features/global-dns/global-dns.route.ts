@@ -43,9 +43,14 @@ export default async function globalDnsRoutes(base: FastifyInstance, { ctx }: { 
           'order. Slower and heavier than /api/dns: counts against the expensive limit. Identical measurements ' +
           `within ${REUSE_SECONDS} s are reused (\`reused: true\`) rather than created again; responses are ` +
           'never cached at the edge. SRV and PTR are not accepted (400). A type the provider does not offer ' +
-          '(Globalping does not list CAA today) answers 502 with its reason in `providers_tried`.',
+          '(Globalping does not list CAA today) answers 502 with its reason in `providers_tried`. Each ' +
+          "measurement spends ten tests of Globalping's hourly quota for this service (250 an hour per " +
+          'address without GLOBALPING_TOKEN, 500 with one). While it is spent the answer is 503 at once, ' +
+          'its `error` naming the reason and the reset time and `Retry-After` counting down to it: 503, not ' +
+          "429, because the quota is the service's, shared by every user, not the caller's (slowing down " +
+          'would change nothing); /api/providers shows what is left. A reused measurement still answers.',
         body: GlobalDnsBodySchema,
-        response: { 200: GlobalDnsResponseSchema, ...errorResponses(400, 429, 502) },
+        response: { 200: GlobalDnsResponseSchema, ...errorResponses(400, 429, 502, 503) },
       },
       // `type` is case-insensitive on input and canonical upper case everywhere after, as on /api/dns.
       preValidation: async (request) => {

@@ -8,7 +8,16 @@
  * instance shares it). Either way the answer says `reused: true`. A partial
  * result (deadline passed) is not kept: the next caller deserves a new try.
  * Failures are never kept (the chain's rule).
+ *
+ * While the provider's own quota is spent (Globalping's tests per hour), the
+ * answer is a 503 with Retry-After at the reset, not a 502: nothing is broken and
+ * the time is known. Not a 429 either: the quota is this service's, spent by all
+ * its users together, not the caller's, and a 429 would tell the caller to slow
+ * down when slowing down changes nothing; 503 is the status for a server that
+ * cannot serve for a while and says when to come back (RFC 9110 §15.6.4).
+ * A reusable measurement still answers from the cache meanwhile.
  */
+import { AppError } from '../../errors.js';
 import type { ProviderChain } from '../../providers/chain.js';
 import type {
   GlobalDnsMeasurement,
@@ -68,6 +77,8 @@ export function createGlobalDnsService(deps: GlobalDnsServiceDeps): GlobalDnsSer
           }),
           ttl: (m) => (m.complete ? REUSE_SECONDS : 0),
         });
+      } catch (err) {
+        throw quotaSpent(err, providers, countries.length) ?? err;
       } finally {
         if (!joined) running.delete(key);
       }
@@ -89,4 +100,37 @@ export function createGlobalDnsService(deps: GlobalDnsServiceDeps): GlobalDnsSer
       };
     },
   };
+}
+
+/**
+ * The 503 for a chain that failed only because every provider's quota is spent (each
+ * failed attempt rate_limited, and its provider still reporting the quota spent);
+ * undefined for any other failure, which stays the chain's 502.
+ */
+function quotaSpent(
+  err: unknown,
+  providers: readonly GlobalDnsProvider[],
+  countries: number,
+): AppError | undefined {
+  if (!(err instanceof AppError) || err.code !== 'upstream_failed' || !err.providersTried?.length) {
+    return undefined;
+  }
+  const refusals = err.providersTried.map((attempt) => {
+    if (attempt.status !== 'failed' || !attempt.error?.startsWith('rate_limited:')) return undefined;
+    const provider = providers.find((p) => p.info.id === attempt.id);
+    const refusal = provider?.quotaRefusal?.(countries);
+    return refusal && provider ? { name: provider.info.name, ...refusal } : undefined;
+  });
+  if (refusals.some((r) => r === undefined)) return undefined;
+  const known = refusals as NonNullable<(typeof refusals)[number]>[];
+  // The first provider back is the earliest a measurement can be made again.
+  const first = known.reduce((a, b) => (b.resetAt < a.resetAt ? b : a));
+  const why = known.map((r) => `${r.name}: ${r.reason}`).join('; ');
+  return new AppError(
+    503,
+    'unavailable',
+    `global DNS measurements are paused until ${new Date(first.resetAt).toISOString()}: ` +
+      `the measurement quota of this service is spent (${why})`,
+    { headers: { 'retry-after': String(first.retryAfterSeconds) }, providersTried: err.providersTried },
+  );
 }

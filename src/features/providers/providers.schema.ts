@@ -20,6 +20,26 @@ const ProviderSchema = Type.Object({
     last_error: Type.Union([Type.String(), Type.Null()]),
     consecutive_failures: Type.Integer({ minimum: 0 }),
   }),
+  quota: Type.Optional(
+    Type.Object(
+      {
+        limit: Type.Integer({ minimum: 0, description: 'Units (Globalping: tests) allowed per window.' }),
+        remaining: Type.Integer({ minimum: 0, description: 'Units left in the current window.' }),
+        reset_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+          description: 'When the window resets; null once it has reset (nothing spent in the next one yet).',
+        }),
+        observed_at: Type.String({
+          format: 'date-time',
+          description: 'When the upstream last reported these figures to this instance.',
+        }),
+      },
+      {
+        description:
+          "The upstream's own account of this service's quota, from its last answer (Globalping: tests per " +
+          'hour, one per probe, so a ten-country measurement spends 10). Absent until it has reported one.',
+      },
+    ),
+  ),
 });
 
 export const ProvidersResponseSchema = Type.Object(

@@ -10,6 +10,11 @@
  * If-None-Match; a 429 on a poll waits out its Retry-After. The measurement gets a deadline (20 s
  * by default); past it the adapter answers with what the probes reported so
  * far (`complete: false`) rather than failing a measurement that mostly worked.
+ * Every request asks for a compressed answer (content-encoding.ts).
+ *
+ * Creating spends Globalping's hourly test quota (quota.ts): every answer to a
+ * create reports it, and while it is known to be spent the adapter fails at once
+ * (rate_limited, naming the reset) without asking Globalping.
  *
  * With one location per country and a limit on each, Globalping picks a
  * probe where it has one and silently skips countries it has none in; only
@@ -21,8 +26,11 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { deadlineSignal } from '../deadline.js';
-import { type HttpClient, type HttpResponse, joinUrl, parseJson } from '../http-client.js';
+import { type HttpClient, type HttpRequest, type HttpResponse, joinUrl, parseJson } from '../http-client.js';
+import type { ProviderQuota } from '../registry.js';
 import { ProviderError, type ProviderInfo } from '../types.js';
+import { ACCEPT_ENCODING, decodedBody } from './content-encoding.js';
+import { GlobalpingQuota, type QuotaRefusal } from './quota.js';
 import type {
   GlobalDnsAnswer,
   GlobalDnsMeasurement,
@@ -32,7 +40,12 @@ import type {
   ProbeOutcome,
 } from './types.js';
 
-/** Globalping asks clients not to poll a measurement more often than this. */
+/**
+ * Globalping asks clients not to poll a measurement more often than this, and limits
+ * each client to 5 reads of one measurement per 2 s (src/lib/rate-limiter/rate-limiter-get.ts,
+ * `getPerMeasurement: {limit: 5, reset: 2}`; past it, 429 with Retry-After for 5 s).
+ * With each read sent at least this long after the previous one, at most 4 fall in any 2 s.
+ */
 export const MIN_POLL_INTERVAL_MS = 500;
 export const DEFAULT_DEADLINE_MS = 20_000;
 /** A 429 without a usable Retry-After waits this long before the next poll. */
@@ -55,6 +68,8 @@ export interface GlobalpingOptions {
   clock?: () => number;
   /** Waits between polls; rejects when the signal aborts (tests pass a virtual sleep). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Told once per window when Globalping's answer shows the quota spent (the app logs it). */
+  onQuotaSpent?: (refusal: QuotaRefusal) => void;
 }
 
 // --- Vendor response types (only the fields this adapter reads) -------------
@@ -117,6 +132,7 @@ export class GlobalpingAdapter implements GlobalDnsProvider {
   readonly #deadlineMs: number;
   readonly #clock: () => number;
   readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly #quota: GlobalpingQuota;
 
   constructor(opts: GlobalpingOptions) {
     this.#opts = opts;
@@ -125,11 +141,26 @@ export class GlobalpingAdapter implements GlobalDnsProvider {
     this.#deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
     this.#clock = opts.clock ?? Date.now;
     this.#sleep = opts.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
+    this.#quota = new GlobalpingQuota({ clock: this.#clock, authenticated: Boolean(opts.token) });
     // Creation, polling until the deadline, and the last poll in flight when it passes.
     this.maxDurationMs = opts.requestTimeoutMs + this.#deadlineMs + opts.requestTimeoutMs;
   }
 
+  /** Set while Globalping is known to refuse a measurement from `countries` countries: why, until when. */
+  quotaRefusal(countries: number): QuotaRefusal | undefined {
+    return this.#quota.refusal(countries);
+  }
+
+  /** Globalping's last report of the quota, for /api/providers. */
+  quota(): ProviderQuota | undefined {
+    return this.#quota.listing();
+  }
+
   async measure(question: GlobalDnsQuestion, signal: AbortSignal): Promise<GlobalDnsMeasurement> {
+    // One probe per country: the precheck counts the locations' limits, 1 each.
+    const refusal = this.#quota.refusal(question.countries.length);
+    if (refusal)
+      throw new ProviderError('rate_limited', `hourly test quota spent (${refusal.reason}); not asked`);
     const id = await this.#create(question, signal);
     if (id === null) return { id: null, complete: true, probes: [] };
 
@@ -171,14 +202,22 @@ export class GlobalpingAdapter implements GlobalDnsProvider {
       locations: question.countries.map((country) => ({ country, limit: 1 })),
       measurementOptions: { query: { type: question.type } },
     });
-    const res = await this.#opts.http.send(url, {
+    const raw = await this.#opts.http.send(url, {
       method: 'POST',
       headers: { ...this.#headers(), 'content-type': 'application/json' },
       body,
       signal: this.#requestSignal(signal),
-      // A 429 is still a failure, but its body says which limit (hourly rate or credits).
+      // A 429 is still a failure, but its headers carry the quota and its body names the limit
+      // (hourly rate or credits).
       passStatuses: [429],
     });
+    // Read before the body, which may yet prove unreadable: the quota was spent either way.
+    const cost = question.countries.length;
+    if (this.#quota.observe(raw.status, raw.headers, cost)) {
+      const refusal = this.#quota.refusal(cost);
+      if (refusal) this.#opts.onQuotaSpent?.(refusal);
+    }
+    const res = { ...raw, body: await decodedBody(raw) };
     if (res.status === 202 || res.status === 200 || res.status === 201) {
       const created = parseJson<GpCreated>(res.body, url);
       if (typeof created?.id !== 'string' || created.id === '') {
@@ -188,8 +227,13 @@ export class GlobalpingAdapter implements GlobalDnsProvider {
     }
     const problem = errorOf(res, url);
     if (res.status === 422 && problem.type === 'no_probes_found') return null;
-    if (res.status === 429)
-      throw new ProviderError('rate_limited', `Globalping refused the measurement (${problem.text})`);
+    if (res.status === 429) {
+      const refusal = this.#quota.refusal(cost);
+      throw new ProviderError(
+        'rate_limited',
+        `Globalping refused the measurement (${problem.text}${refusal ? `; ${refusal.reason}` : ''})`,
+      );
+    }
     // A 4xx here means Globalping will not run this question (for instance a record type it does not
     // offer); a fallback provider might, so it is an operational failure of this provider, not bad input.
     throw new ProviderError(
@@ -205,7 +249,7 @@ export class GlobalpingAdapter implements GlobalDnsProvider {
     if (state.etag !== undefined && state.snapshot !== undefined) headers['if-none-match'] = state.etag;
     let res: HttpResponse;
     try {
-      res = await this.#opts.http.send(url, {
+      res = await this.#send(url, {
         headers,
         signal: this.#requestSignal(signal),
         passStatuses: [429],
@@ -244,8 +288,17 @@ export class GlobalpingAdapter implements GlobalDnsProvider {
     return { kind: 'snapshot', data };
   }
 
+  /** Sends, and undoes the Content-Encoding of the answer. */
+  async #send(url: string, req: HttpRequest): Promise<HttpResponse> {
+    const res = await this.#opts.http.send(url, req);
+    return { ...res, body: await decodedBody(res) };
+  }
+
   #headers(): Record<string, string> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'accept-encoding': ACCEPT_ENCODING,
+    };
     if (this.#opts.token) headers.authorization = `Bearer ${this.#opts.token}`;
     return headers;
   }

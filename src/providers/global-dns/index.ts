@@ -10,8 +10,14 @@ import type { HttpClient } from '../http-client.js';
 import { GlobalpingAdapter, type GlobalpingOptions } from './globalping.js';
 import type { GlobalDnsProvider } from './types.js';
 
-/** Pacing knobs a test may set (the production floor of 500 ms between polls always holds). */
-export type GlobalDnsTuning = Pick<GlobalpingOptions, 'pollIntervalMs' | 'deadlineMs' | 'clock' | 'sleep'>;
+/**
+ * Pacing knobs a test may set (the production floor of 500 ms between polls always holds),
+ * and where the app hears that the quota is spent.
+ */
+export type GlobalDnsTuning = Pick<
+  GlobalpingOptions,
+  'pollIntervalMs' | 'deadlineMs' | 'clock' | 'sleep' | 'onQuotaSpent'
+>;
 
 export function createGlobalDnsProviders(
   config: Config,

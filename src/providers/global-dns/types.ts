@@ -8,7 +8,11 @@
  * body) are thrown as ProviderError so the chain can move on. Countries
  * without a probe are not a failure: they are simply absent from `probes`.
  */
+import type { ProviderQuota } from '../registry.js';
 import type { Provider } from '../types.js';
+import type { QuotaRefusal } from './quota.js';
+
+export type { QuotaRefusal } from './quota.js';
 
 /** Record types a global measurement may ask for (the public API's list). */
 export const GLOBAL_DNS_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SOA', 'CAA'] as const;
@@ -71,4 +75,11 @@ export interface GlobalDnsProvider extends Provider {
    */
   readonly maxDurationMs: number;
   measure(question: GlobalDnsQuestion, signal: AbortSignal): Promise<GlobalDnsMeasurement>;
+  /**
+   * Set while the provider's own quota is known to refuse a measurement from this many
+   * countries (measure() then fails at once, rate_limited, without asking): why, and until when.
+   */
+  quotaRefusal?(countries: number): QuotaRefusal | undefined;
+  /** The provider's last report of the quota, listed by /api/providers. */
+  quota?(): ProviderQuota | undefined;
 }

@@ -18,6 +18,7 @@ import type {
   GlobalDnsProbeResult,
   GlobalDnsProvider,
   GlobalDnsQuestion,
+  QuotaRefusal,
 } from '../../../../src/providers/global-dns/index.js';
 import { ProviderRegistry } from '../../../../src/providers/registry.js';
 import { ProviderError } from '../../../../src/providers/types.js';
@@ -49,6 +50,9 @@ class ScriptedProvider implements GlobalDnsProvider {
   };
   readonly questions: GlobalDnsQuestion[] = [];
   signals: AbortSignal[] = [];
+  /** What quotaRefusal() answers, and the country counts it was asked about. */
+  refusal: QuotaRefusal | undefined;
+  readonly refusalAsked: number[] = [];
   constructor(
     public next: () => Promise<GlobalDnsMeasurement>,
     readonly maxDurationMs = 30_000,
@@ -57,6 +61,10 @@ class ScriptedProvider implements GlobalDnsProvider {
     this.questions.push(question);
     this.signals.push(signal);
     return this.next();
+  }
+  quotaRefusal(countries: number): QuotaRefusal | undefined {
+    this.refusalAsked.push(countries);
+    return this.refusal;
   }
 }
 
@@ -175,6 +183,65 @@ describe('global DNS service', () => {
     }, 200);
     const { service } = setup(provider, 50);
     expect((await service.measure('example.com', 'A')).complete).toBe(true);
+  });
+
+  describe('while the provider reports its quota spent', () => {
+    const SPENT: QuotaRefusal = {
+      resetAt: Date.UTC(2025, 0, 1, 0, 30),
+      retryAfterSeconds: 1800,
+      reason: '5 of 250 tests left this hour, a measurement needs 10; resets at 2025-01-01T00:30:00.000Z',
+    };
+    const quotaFailure = async () => {
+      throw new ProviderError('rate_limited', 'hourly test quota spent (...); not asked');
+    };
+
+    it('answers 503 (not 502, not 429) naming the reason and the reset, Retry-After counting down to it', async () => {
+      const provider = new ScriptedProvider(quotaFailure);
+      provider.refusal = SPENT;
+      const { service } = setup(provider);
+      const err = (await service.measure('example.com', 'A').catch((e: unknown) => e)) as AppError;
+      expect(err).toBeInstanceOf(AppError);
+      expect(err.statusCode).toBe(503);
+      expect(err.code).toBe('unavailable');
+      expect(err.headers).toEqual({ 'retry-after': '1800' });
+      expect(err.message).toBe(
+        'global DNS measurements are paused until 2025-01-01T00:30:00.000Z: the measurement quota of this ' +
+          `service is spent (Scripted: ${SPENT.reason})`,
+      );
+      expect(err.providersTried).toEqual([
+        {
+          id: 'scripted',
+          name: 'Scripted',
+          status: 'failed',
+          error: expect.stringMatching(/^rate_limited: /),
+        },
+      ]);
+      // Asked about a measurement from the ten configured countries.
+      expect(provider.refusalAsked).toEqual([10]);
+    });
+
+    it('still answers a reusable measurement from the cache', async () => {
+      const provider = new ScriptedProvider(complete);
+      const { service } = setup(provider);
+      await service.measure('example.com', 'A');
+      provider.next = quotaFailure;
+      provider.refusal = SPENT;
+      expect((await service.measure('example.com', 'A')).reused).toBe(true);
+    });
+
+    it('leaves any other failure a 502, even a 429 the quota does not explain', async () => {
+      const provider = new ScriptedProvider(async () => {
+        throw new ProviderError('http_status', 'HTTP 503 from api.globalping.io');
+      });
+      provider.refusal = SPENT;
+      const { service } = setup(provider);
+      const failed = (await service.measure('example.com', 'A').catch((e: unknown) => e)) as AppError;
+      expect(failed.statusCode).toBe(502);
+      provider.next = quotaFailure;
+      provider.refusal = undefined;
+      const limited = (await service.measure('example.com', 'A').catch((e: unknown) => e)) as AppError;
+      expect(limited.statusCode).toBe(502);
+    });
   });
 
   it('rejects bad input before any measurement', async () => {
