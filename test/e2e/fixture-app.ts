@@ -24,6 +24,7 @@ import pino from 'pino';
 import { build } from '../../scripts/build.js';
 import { buildApp } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config/index.js';
+import { startCrtsh } from '../fakes/crtsh.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
 import { DEFAULT_ZONES, type FakeZone, testZone } from '../fakes/dns-zones.js';
 import { startGlobalping } from '../fakes/globalping.js';
@@ -148,11 +149,10 @@ function inspectZone(address: string): FakeZone {
   );
 }
 
-const CRTSH: Record<string, unknown> = {
-  '%.example.com': fixture('ct/crtsh-scenario-example.com-subdomains.json'),
-  'example.com': fixture('ct/crtsh-example.com.json'),
-  '%.python.org': fixture('ct/crtsh-python.org-legacy-schema.first300.json'),
-  'python.org': [],
+/** One answer per search, whichever spelling of `q` asks for it, as crt.sh does. */
+const CRTSH: Record<string, unknown[]> = {
+  'example.com': fixture('ct/crtsh-scenario-example.com.json') as unknown[],
+  'python.org': fixture('ct/crtsh-python.org-legacy-schema.first300.json') as unknown[],
 };
 
 export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<FixtureApp> {
@@ -162,10 +162,7 @@ export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<Fix
   const site = await startWebSite();
   const [dns, crtsh, globalping, rdap, lists, ripestat] = await Promise.all([
     startFakeDnsServer({ zones: [...DEFAULT_ZONES, ...(site ? [inspectZone(site.address)] : [])] }),
-    startFakeUpstream({
-      prefix: '/crtsh',
-      handler: (req) => ({ json: CRTSH[req.query.get('q') ?? ''] ?? [] }),
-    }),
+    startCrtsh({ answers: CRTSH }),
     // First poll: still running; then finished, as a real measurement goes.
     startGlobalping({
       createReply: { status: 202, json: { id: 'e2eMeasurement01', probesCount: 10 } },

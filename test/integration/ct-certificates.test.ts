@@ -1,53 +1,35 @@
 /**
  * GET /api/certificates end to end: the app's real CT chain and adapters
- * against a fake crt.sh and a fake Cert Spotter on loopback (real TLS and
- * HTTP), serving the fixture rows in ../fixtures/ct/.
+ * against the fake crt.sh (test/fakes/crtsh.ts: one answer per search, its
+ * result limit and error pages) and a fake Cert Spotter on loopback (real TLS
+ * and HTTP), serving the fixtures in ../fixtures/ct/.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  type FakeHandler,
-  type FakeReply,
-  type FakeRequest,
-  type FakeUpstream,
-  fixture,
-  fixtureText,
-  startFakeUpstream,
-} from '../fakes/https-upstream.js';
+  CRTSH_RECOVERY_CONFLICT,
+  CRTSH_STATEMENT_TIMEOUT,
+  type FakeCrtsh,
+  startCrtsh,
+} from '../fakes/crtsh.js';
+import { type FakeUpstream, fixture, startFakeUpstream } from '../fakes/https-upstream.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import { buildTestApp } from '../helper.js';
 
 const NOW = Date.parse('2025-06-01T00:00:00Z');
 const KEY = 'cs_live_fixture_key';
-const APEX_ROWS = fixture('ct/crtsh-example.com.json');
-const SUB_ROWS = fixture('ct/crtsh-scenario-example.com-subdomains.json');
+const EXAMPLE = fixture('ct/crtsh-scenario-example.com.json') as unknown[];
+const AT_CAP = fixture('ct/crtsh-scenario-big.test-at-cap.json') as unknown[];
 const CS_PAGE1 = fixture('ct/certspotter-scenario-example.com-page1.json');
 const CS_PAGE2 = fixture('ct/certspotter-scenario-example.com-page2.json');
-const DB_TIMEOUT: FakeReply = {
-  status: 503,
-  headers: { 'content-type': 'text/html; charset=UTF-8' },
-  body: fixtureText('ct/crtsh-503-statement-timeout.html'),
-};
 
 let ca: string;
-let crtsh: FakeUpstream;
+let crtsh: FakeCrtsh;
 let certspotter: FakeUpstream;
-/** Replies per crt.sh search (`q`), used in turn, the last one repeating. */
-let crtshScript: Record<string, FakeReply[]> = {};
-const crtshUsed: Record<string, number> = {};
-
-const crtshHandler: FakeHandler = (req: FakeRequest) => {
-  const q = req.query.get('q') ?? '';
-  const script = crtshScript[q];
-  if (!script) return { status: 404, json: { error: `no script for q=${q}` } };
-  const i = Math.min(crtshUsed[q] ?? 0, script.length - 1);
-  crtshUsed[q] = (crtshUsed[q] ?? 0) + 1;
-  return script[i] as FakeReply;
-};
 
 beforeAll(async () => {
   ca = (await getTestPki()).caPem;
   [crtsh, certspotter] = await Promise.all([
-    startFakeUpstream({ prefix: '/crtsh', handler: crtshHandler }),
+    startCrtsh({ answers: { 'example.com': EXAMPLE, 'big.test': AT_CAP }, clock: () => NOW }),
     startFakeUpstream({
       routes: {
         '/v1/issuances': (req) => {
@@ -69,9 +51,9 @@ afterAll(async () => {
 beforeEach(() => {
   crtsh.reset();
   certspotter.reset();
-  for (const q of Object.keys(crtshUsed)) delete crtshUsed[q];
-  crtshScript = { '%.example.com': [{ json: SUB_ROWS }], 'example.com': [{ json: APEX_ROWS }] };
 });
+
+const excludes = (value: string) => crtsh.searches(value).map((r) => r.query.get('exclude'));
 
 function app(opts: { key?: boolean } = {}) {
   return buildTestApp({
@@ -88,7 +70,7 @@ function app(opts: { key?: boolean } = {}) {
 }
 
 describe('GET /api/certificates from crt.sh', () => {
-  it('serves the merged, scoped, newest-first history with attribution, cached one hour', async () => {
+  it('serves the merged, scoped, newest-first history of one search with attribution, cached one hour', async () => {
     const a = await app();
     const res = await a.inject('/api/certificates?domain=Example.COM.');
     expect(res.statusCode).toBe(200);
@@ -101,6 +83,7 @@ describe('GET /api/certificates from crt.sh', () => {
       total: 14,
       truncated: false,
       expired_excluded: false,
+      gaps: [],
       source: 'crt.sh',
       source_id: 'crtsh',
       providers_tried: [{ id: 'crtsh', name: 'crt.sh', status: 'ok' }],
@@ -129,7 +112,7 @@ describe('GET /api/certificates from crt.sh', () => {
       expired: true,
     });
     expect(body.issuances[2]).toMatchObject({ id: '8506962125', expired: false });
-    // crt.sh id 8913351873 came from both searches and is merged with its precertificate 8396709327.
+    // crt.sh id 8913351873 is merged with its precertificate 8396709327.
     expect(body.issuances[3].dns_names).toEqual(['example.com', 'www.example.com', 'www.example.org']);
     expect(body.issuances.some((i: { id: string }) => i.id === '8913351873')).toBe(false);
     const text = res.body;
@@ -137,44 +120,62 @@ describe('GET /api/certificates from crt.sh', () => {
     expect(text).not.toContain('@');
     expect(text).not.toContain('jivesoftware');
 
-    // Both searches, once; the second request is served from the cache.
-    expect(crtsh.count()).toBe(2);
+    // One search, once; the second request is served from the cache.
+    expect(crtsh.count()).toBe(1);
+    expect(crtsh.requests[0]?.query.get('q')).toBe('example.com');
     const again = await a.inject('/api/certificates?domain=example.com');
     expect(again.headers['x-service-cache']).toBe('HIT');
     expect(again.json()).toEqual(body);
-    expect(crtsh.count()).toBe(2);
+    expect(crtsh.count()).toBe(1);
   });
 
   it('a genuinely empty history is a 200 with issuances: [] (and cached)', async () => {
-    crtshScript = { '%.nothing.test': [{ json: [] }], 'nothing.test': [{ json: [] }] };
     const a = await app();
     const res = await a.inject('/api/certificates?domain=nothing.test');
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ domain: 'nothing.test', total: 0, truncated: false, issuances: [] });
     expect((await a.inject('/api/certificates?domain=nothing.test')).headers['x-service-cache']).toBe('HIT');
-    expect(crtsh.count()).toBe(2);
+    expect(crtsh.count()).toBe(1);
   });
 
   it('retries a crt.sh 502 once and answers', async () => {
-    crtshScript['%.example.com'] = [
-      { status: 502, body: '<html>502 Bad Gateway</html>' },
-      { json: SUB_ROWS },
-    ];
+    crtsh.failures['example.com'] = [{ status: 502, body: '<html>502 Bad Gateway</html>' }];
     const res = await (await app()).inject('/api/certificates?domain=example.com');
     expect(res.statusCode).toBe(200);
     expect(res.json().total).toBe(14);
-    expect(crtsh.requests.filter((r) => r.query.get('q') === '%.example.com')).toHaveLength(2);
+    expect(crtsh.count()).toBe(2);
   });
 
-  it('after a crt.sh database timeout, asks again with exclude=expired and says the list is partial', async () => {
-    crtshScript['example.com'] = [DB_TIMEOUT, { json: [] }];
+  it('after a crt.sh statement timeout, asks again with exclude=expired and says expired history is missing', async () => {
+    crtsh.failures['example.com'] = [CRTSH_STATEMENT_TIMEOUT];
     const res = await (await app()).inject('/api/certificates?domain=example.com');
     expect(res.statusCode).toBe(200);
-    // Only the %. search's three issuances: the apex search came back empty with exclude=expired.
-    expect(res.json()).toMatchObject({ truncated: true, expired_excluded: true, total: 3 });
-    expect(
-      crtsh.requests.filter((r) => r.query.get('q') === 'example.com').map((r) => r.query.get('exclude')),
-    ).toEqual([null, 'expired']);
+    // Unexpired on 2025-06-01 and in scope: the api.example.com pair and 8506962125 (to 2033).
+    expect(res.json()).toMatchObject({
+      truncated: true,
+      expired_excluded: true,
+      total: 2,
+      gaps: [{ reason: 'expired_excluded', detail: expect.stringMatching(/^crt\.sh ran out of time/) }],
+      providers_tried: [{ id: 'crtsh', status: 'ok' }],
+    });
+    expect(excludes('example.com')).toEqual([null, 'expired']);
+  });
+
+  it("at crt.sh's 10 000-name limit, says the history is a partial, arbitrary subset", async () => {
+    const res = await (await app()).inject('/api/certificates?domain=big.test');
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({
+      truncated: true,
+      expired_excluded: false,
+      // 150 of the 160 issuances: what the 244 records returned cover.
+      total: 150,
+      gaps: [{ reason: 'result_cap', detail: expect.stringMatching(/10,000 matching names .*arbitrary/) }],
+    });
+    // Not the newest part: an issuance newer than others listed is missing (edge032, of 2025-04-30).
+    const listed = new Set(body.issuances.map((i: { common_name: string }) => i.common_name));
+    expect(listed.has('edge031.big.test') && listed.has('edge033.big.test')).toBe(true);
+    expect(listed.has('edge032.big.test')).toBe(false);
   });
 });
 
@@ -197,14 +198,12 @@ describe('GET /api/certificates when crt.sh fails', () => {
       },
     ]);
     expect(certspotter.count()).toBe(0);
-    // The first search to fail (after its one retry) cancels the other, so 3 or 4 requests.
-    const first = crtsh.count();
-    expect(first).toBeGreaterThanOrEqual(3);
-    expect(first).toBeLessThanOrEqual(4);
+    // The one search and its one retry.
+    expect(crtsh.count()).toBe(2);
 
     const second = await a.inject('/api/certificates?domain=example.com');
     expect(second.statusCode).toBe(502);
-    expect(crtsh.count()).toBeGreaterThanOrEqual(first + 3);
+    expect(crtsh.count()).toBe(4);
 
     // And once crt.sh is back, the real history is served, not an empty one.
     crtsh.fault = 'none';
@@ -213,7 +212,24 @@ describe('GET /api/certificates when crt.sh fails', () => {
     expect(third.json().total).toBe(14);
   });
 
-  it('with a key: Cert Spotter answers, authenticated and paged with `after`', async () => {
+  it("names crt.sh's database error, retried once as it is, not with exclude=expired", async () => {
+    crtsh.failures['example.com'] = [CRTSH_RECOVERY_CONFLICT, CRTSH_RECOVERY_CONFLICT];
+    const res = await (await app()).inject('/api/certificates?domain=example.com');
+    expect(res.statusCode).toBe(502);
+    expect(res.json().providers_tried).toEqual([
+      {
+        id: 'crtsh',
+        name: 'crt.sh',
+        status: 'failed',
+        error: expect.stringMatching(
+          /^upstream_error: crt\.sh's database failed \(HTTP 503 from [^)]+\): FATAL: terminating connection due to conflict with recovery \(SQLSTATE 40001\)$/,
+        ),
+      },
+    ]);
+    expect(excludes('example.com')).toEqual([null, null]);
+  });
+
+  it('with a key: Cert Spotter answers, authenticated and paged with `after`, and the expired history is missing', async () => {
     crtsh.fault = '503';
     const res = await (await app({ key: true })).inject('/api/certificates?domain=example.com');
     expect(res.statusCode).toBe(200);
@@ -221,7 +237,16 @@ describe('GET /api/certificates when crt.sh fails', () => {
     expect(body).toMatchObject({
       domain: 'example.com',
       total: 3,
-      truncated: false,
+      truncated: true,
+      expired_excluded: true,
+      gaps: [
+        {
+          reason: 'unexpired_only',
+          detail:
+            'crt.sh failed (see providers_tried), so the fallback answered. Cert Spotter lists unexpired ' +
+            'certificates only: expired history is missing.',
+        },
+      ],
       source: 'Cert Spotter (SSLMate)',
       source_id: 'certspotter',
       providers_tried: [

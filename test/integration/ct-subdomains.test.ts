@@ -1,5 +1,5 @@
 /**
- * GET /api/subdomains end to end: the real CT chain against a fake crt.sh,
+ * GET /api/subdomains end to end: the real CT chain against the fake crt.sh,
  * and the app's real DNS client over DoH against fake resolvers on loopback:
  * the shared fake DNS server for ordinary zones, and for the DNS-wildcard
  * zone a small DoH responder here that synthesizes wildcard answers (the
@@ -7,6 +7,7 @@
  */
 import * as packet from 'dns-packet';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeCrtsh, startCrtsh } from '../fakes/crtsh.js';
 import { type FakeDnsServer, lookup, startFakeDnsServer } from '../fakes/dns-server.js';
 import { type FakeRecord, type FakeZone, testZone } from '../fakes/dns-zones.js';
 import {
@@ -20,8 +21,9 @@ import { getTestPki } from '../fakes/test-ca.js';
 import { buildTestApp } from '../helper.js';
 
 const NOW = Date.parse('2025-06-01T00:00:00Z');
-const SEVENTY = fixture('ct/crtsh-scenario-corp.test-70-names.json');
-const WILD = fixture('ct/crtsh-scenario-wild.test.json');
+const SEVENTY = fixture('ct/crtsh-scenario-corp.test-70-names.json') as unknown[];
+const WILD = fixture('ct/crtsh-scenario-wild.test.json') as unknown[];
+const AT_CAP = fixture('ct/crtsh-scenario-big.test-at-cap.json') as unknown[];
 
 const host = (i: number) => `host${String(i).padStart(2, '0')}.corp.test`;
 
@@ -97,19 +99,17 @@ function dohResponder(zones: readonly FakeZone[], log: string[]) {
 }
 
 let ca: string;
-let crtsh: FakeUpstream;
+let crtsh: FakeCrtsh;
 let dns: FakeDnsServer;
 let wildDoh: FakeUpstream;
 const wildQueries: string[] = [];
-let crtshReplies: Record<string, FakeReply> = {};
 
 beforeAll(async () => {
   ca = (await getTestPki()).caPem;
   [crtsh, dns, wildDoh] = await Promise.all([
-    startFakeUpstream({
-      prefix: '/crtsh',
-      handler: (req) =>
-        crtshReplies[req.query.get('q') ?? ''] ?? { status: 404, json: { error: 'no script' } },
+    startCrtsh({
+      answers: { 'corp.test': SEVENTY, 'wild.test': WILD, 'big.test': AT_CAP },
+      clock: () => NOW,
     }),
     startFakeDnsServer({ zones: [CORP] }),
     startFakeUpstream({ http2: true, routes: { 'POST /dns-query': dohResponder([WILD_ZONE], wildQueries) } }),
@@ -123,12 +123,6 @@ beforeEach(() => {
   dns.reset();
   wildDoh.reset();
   wildQueries.length = 0;
-  crtshReplies = {
-    '%.corp.test': { json: SEVENTY },
-    'corp.test': { json: [] },
-    '%.wild.test': { json: WILD },
-    'wild.test': { json: WILD },
-  };
 });
 
 function app(opts: { resolver?: string; expensive?: number } = {}) {
@@ -165,6 +159,13 @@ describe('GET /api/subdomains', () => {
       // host01–10 (A), host11–15 (CNAME), host16 (AAAA), host17 (a CNAME, even dangling).
       active_count: 17,
       truncated: true,
+      gaps: [
+        {
+          reason: 'unchecked_names',
+          detail:
+            '20 of 70 names were not resolved (only the 50 most recently valid are): they are `unchecked`.',
+        },
+      ],
       dns_wildcard: { detected: false, addresses: [], cnames: [] },
       source: 'crt.sh',
       source_id: 'crtsh',
@@ -219,11 +220,11 @@ describe('GET /api/subdomains', () => {
   it('shares the CT history with /api/certificates: one crt.sh round for both', async () => {
     const a = await app();
     expect((await a.inject('/api/certificates?domain=corp.test')).statusCode).toBe(200);
-    expect(crtsh.count()).toBe(2);
+    expect(crtsh.count()).toBe(1);
     const res = await a.inject('/api/subdomains?domain=corp.test');
     expect(res.statusCode).toBe(200);
     expect(res.json().discovered_count).toBe(70);
-    expect(crtsh.count()).toBe(2);
+    expect(crtsh.count()).toBe(1);
   });
 
   it('a DNS wildcard: hosts answering only with the wildcard are `wildcard`, not active', async () => {
@@ -238,6 +239,7 @@ describe('GET /api/subdomains', () => {
       checked_count: 5,
       active_count: 3,
       truncated: false,
+      gaps: [],
       dns_wildcard: { detected: true, addresses: ['192.0.2.99', '2001:db8::99'], cnames: [] },
     });
     const status = Object.fromEntries((body.hosts as Host[]).map((h) => [h.name, h.status]));
@@ -268,7 +270,20 @@ describe('GET /api/subdomains', () => {
     crtsh.fault = 'none';
     const again = await a.inject('/api/subdomains?domain=corp.test');
     expect(again.statusCode).toBe(200);
-    expect(crtsh.count()).toBe(before + 2);
+    expect(crtsh.count()).toBe(before + 1);
+  });
+
+  it("at crt.sh's 10 000-name limit, says the names come from a partial, arbitrary subset", async () => {
+    const res = await (await app()).inject('/api/subdomains?domain=big.test');
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.truncated).toBe(true);
+    expect(body.gaps).toEqual([
+      { reason: 'result_cap', detail: expect.stringMatching(/10,000 matching names .*arbitrary subset/) },
+      expect.objectContaining({ reason: 'unchecked_names' }),
+      expect.objectContaining({ reason: 'host_cap' }),
+    ]);
+    expect(crtsh.searches('big.test')).toHaveLength(1);
   });
 
   it('when DNS fails, hosts are lookup_failed (not historical) and the answer is not cached', async () => {

@@ -25,8 +25,11 @@ export default async function ctRoutes(base: FastifyInstance, { ctx }: { ctx: Ap
         summary: 'Certificate-transparency issuance history of a domain and the names below it',
         description:
           'Public issuances logged in Certificate Transparency for the domain and its subdomains, newest first, ' +
-          'a precertificate and its certificate merged into one entry, at most 1000 (`truncated` says when there ' +
-          `were more). An issuance record does not prove that the certificate is served now, or ever was. ${SOURCES} ` +
+          'a precertificate and its certificate merged into one entry, at most 1000. `truncated` and `gaps` say ' +
+          'when the list is not the whole history: more than 1000, crt.sh stopping at its limit of 10 000 ' +
+          'matching names (the rest is then an arbitrary subset, not the newest part), expired certificates ' +
+          'left out (crt.sh out of time, or the Cert Spotter fallback, which lists unexpired ones only). An ' +
+          `issuance record does not prove that the certificate is served now, or ever was. ${SOURCES} ` +
           'Cached one hour, shared with /api/subdomains.',
         querystring: CtQuerySchema,
         response: { 200: CertificatesResponseSchema, ...errorResponses(400, 429, 502) },

@@ -52,24 +52,57 @@ const IssuanceSchema = Type.Object(
   },
 );
 
+const CT_GAP_TEXT =
+  'issuance_cap: only the 1000 newest issuances are listed. result_cap: crt.sh stopped at its limit of ' +
+  '10 000 matching names and returned an arbitrary subset, so the history is a partial, arbitrary sample, ' +
+  'not its newest part. page_cap: Cert Spotter had more pages than were read. expired_excluded: crt.sh ran ' +
+  'out of time on the full history and was asked for unexpired certificates only. unexpired_only: the ' +
+  'answer came from Cert Spotter (the fallback, asked after crt.sh failed), which lists unexpired ' +
+  'certificates only.';
+
+const gapSchema = <const Reasons extends string[]>(reasons: readonly [...Reasons], text: string) =>
+  Type.Object(
+    {
+      reason: Type.Enum(reasons, { description: text }),
+      detail: Type.String({ description: 'What is missing and why, in one or two sentences.' }),
+    },
+    { description: 'One reason the answer is not complete.' },
+  );
+
+const CT_GAP_REASONS = [
+  'issuance_cap',
+  'result_cap',
+  'page_cap',
+  'expired_excluded',
+  'unexpired_only',
+] as const;
+
 export const CertificatesResponseSchema = Type.Object({
   domain: Type.String({ description: 'The domain searched (normalized).' }),
   total: Type.Integer({
     minimum: 0,
-    description: 'Distinct issuances found for the domain and names below it.',
+    description:
+      'Distinct issuances the provider returned for the domain and names below it (of a partial answer, ' +
+      'only what it returned: see `gaps`).',
   }),
   truncated: Type.Boolean({
     description:
-      'The list is incomplete: capped at the 1000 newest, the provider stopped paging, or expired ' +
-      'certificates were left out (see expired_excluded).',
+      'The list is not the whole CT history of the domain; `gaps` says why. True exactly when `gaps` is not empty.',
   }),
   expired_excluded: Type.Boolean({
-    description: 'crt.sh timed out on the full history, so only unexpired certificates are listed.',
+    description:
+      'Expired certificates are missing: crt.sh ran out of time on the full history and was asked for ' +
+      'unexpired ones only, or the fallback, Cert Spotter, answered (it lists unexpired certificates only). ' +
+      '`gaps` says which.',
+  }),
+  gaps: Type.Array(gapSchema(CT_GAP_REASONS, CT_GAP_TEXT), {
+    description: "Why the list is not the domain's whole CT history, one entry per reason; empty when it is.",
   }),
   issuances: Type.Array(IssuanceSchema, { description: 'Newest `not_before` first.' }),
   ...AttributionFields,
 });
 export type CertificatesResponse = Static<typeof CertificatesResponseSchema>;
+export type GapBody = CertificatesResponse['gaps'][number];
 export type IssuanceBody = CertificatesResponse['issuances'][number];
 
 const HostSchema = Type.Object({
@@ -116,9 +149,17 @@ export const SubdomainsResponseSchema = Type.Object({
   active_count: Type.Integer({ minimum: 0, description: 'Checked names with status `active`.' }),
   truncated: Type.Boolean({
     description:
-      'More names were discovered than checked, or the CT list behind them was incomplete (capped, or ' +
-      'expired certificates left out); `hosts` also stops at 1000 names.',
+      'The host list is not complete: names left unresolved or unlisted, or the CT history behind them ' +
+      'incomplete; `gaps` says why. True exactly when `gaps` is not empty.',
   }),
+  gaps: Type.Array(
+    gapSchema(
+      [...CT_GAP_REASONS, 'unchecked_names', 'host_cap'],
+      `${CT_GAP_TEXT} unchecked_names: only the 50 most recently valid names were resolved, the rest are ` +
+        '`unchecked`. host_cap: only the first 1000 names are listed.',
+    ),
+    { description: 'Why the host list is not complete, one entry per reason; empty when it is.' },
+  ),
   dns_wildcard: Type.Object(
     {
       detected: Nullable(Type.Boolean(), 'null when the probes failed, so it is unknown.'),

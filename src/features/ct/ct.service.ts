@@ -15,8 +15,8 @@ import type { CtProvider } from '../../providers/ct/types.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
 import type { DnsAnswer, DnsRecordType } from '../../providers/dns/types.js';
 import { mapConcurrent } from './concurrency.js';
-import type { CertificatesResponse, HostBody, SubdomainsResponse } from './ct.schema.js';
-import { buildHistory, type CtHistory } from './history.js';
+import type { CertificatesResponse, GapBody, HostBody, SubdomainsResponse } from './ct.schema.js';
+import { buildHistory, type CtHistory, type HistoryGap } from './history.js';
 import { classifyHost, type DnsWildcard, type HostDns, hostDnsFrom, wildcardFrom } from './live-hosts.js';
 import { selectSubdomainNames } from './subdomain-names.js';
 
@@ -69,12 +69,19 @@ export function parseCtDomain(input: string): string {
   return domain;
 }
 
+/**
+ * Part of both cache keys: an entry written before the history carried its
+ * gaps (issue 18) must not be read as one that does, by this instance or by
+ * another of a different version sharing Redis during a rolling deploy.
+ */
+const CACHE_SHAPE = 'v2';
+
 /** The domain's CT history through the chain: cache, crt.sh, then Cert Spotter after a failure. */
 export function loadCtHistory(deps: CtDeps, domain: string): Promise<ChainResult<CtHistory>> {
   return deps.chain.run({
     capability: 'ct',
     providers: deps.providers,
-    key: domain,
+    key: `${CACHE_SHAPE}:${domain}`,
     // An empty history is an answer and is cached like any other; failures never reach here.
     ttl: () => CERTIFICATES_TTL,
     timeoutMs: deps.timeoutMs,
@@ -88,12 +95,14 @@ export async function lookupCertificates(deps: CtDeps, input: string): Promise<S
   const history = result.value;
   // Computed per response, not cached: a certificate expires while its history sits in the cache.
   const now = deps.clock();
+  const gaps = describeGaps(history.gaps, result);
   return {
     body: {
       domain,
       total: history.total,
-      truncated: history.truncated || history.expired_excluded,
-      expired_excluded: history.expired_excluded,
+      truncated: gaps.length > 0,
+      expired_excluded: gaps.some((g) => g.reason === 'expired_excluded' || g.reason === 'unexpired_only'),
+      gaps,
       issuances: history.issuances.map((i) => ({ ...i, expired: Date.parse(i.not_after) < now })),
       source: result.source,
       source_id: result.source_id,
@@ -108,14 +117,17 @@ export async function lookupSubdomains(
   input: string,
 ): Promise<Shaped<SubdomainsResponse>> {
   const domain = parseCtDomain(input);
-  const result = await deps.loader.load<SubdomainsResponse>(`subdomains:${domain}`, async () => {
-    const ct = await loadCtHistory(deps, domain);
-    const body = await discoverHosts(deps, domain, ct);
-    // A partial DNS failure is not cached for half an hour: the next request asks again (the CT part stays cached).
-    const complete =
-      body.dns_wildcard.detected !== null && body.hosts.every((h) => h.status !== 'lookup_failed');
-    return { value: body, ttl: complete ? SUBDOMAINS_TTL : 0 };
-  });
+  const result = await deps.loader.load<SubdomainsResponse>(
+    `subdomains:${CACHE_SHAPE}:${domain}`,
+    async () => {
+      const ct = await loadCtHistory(deps, domain);
+      const body = await discoverHosts(deps, domain, ct);
+      // A partial DNS failure is not cached for half an hour: the next request asks again (the CT part stays cached).
+      const complete =
+        body.dns_wildcard.detected !== null && body.hosts.every((h) => h.status !== 'lookup_failed');
+      return { value: body, ttl: complete ? SUBDOMAINS_TTL : 0 };
+    },
+  );
   return { body: result.value, cache: { hit: result.hit, maxAge: result.maxAge } };
 }
 
@@ -146,19 +158,52 @@ async function discoverHosts(
     if (dns?.cname) host.cname = dns.cname;
     return host;
   });
-  const history = ct.value;
+  const gaps: SubdomainsResponse['gaps'] = describeGaps(ct.value.gaps, ct);
+  if (names.length > checked.length) {
+    gaps.push({
+      reason: 'unchecked_names',
+      detail:
+        `${names.length - checked.length} of ${names.length} names were not resolved (only the ` +
+        `${MAX_RESOLVED_NAMES} most recently valid are): they are \`unchecked\`.`,
+    });
+  }
+  if (names.length > MAX_HOSTS) {
+    gaps.push({
+      reason: 'host_cap',
+      detail: `Only the first ${MAX_HOSTS} of ${names.length} names are listed.`,
+    });
+  }
   return {
     domain,
     discovered_count: names.length,
     checked_count: checked.length,
     active_count: hosts.filter((h) => h.status === 'active').length,
-    truncated: names.length > checked.length || history.truncated || history.expired_excluded,
+    truncated: gaps.length > 0,
+    gaps,
     dns_wildcard: wildcard,
     hosts,
     source: ct.source,
     source_id: ct.source_id,
     providers_tried: ct.providers_tried,
   };
+}
+
+/**
+ * The history's gaps as the answer states them. Expired history missing
+ * because a provider lists unexpired certificates only is the price of its
+ * being asked at all, so when it answered after a failure the gap says that
+ * the fallback answered and why.
+ */
+function describeGaps(gaps: readonly HistoryGap[], result: ChainResult<CtHistory>): GapBody[] {
+  const failed = result.providers_tried.filter((a) => a.status === 'failed').map((a) => a.name);
+  return gaps.map((gap) =>
+    gap.reason === 'unexpired_only' && failed.length > 0
+      ? {
+          reason: gap.reason,
+          detail: `${failed.join(' and ')} failed (see providers_tried), so the fallback answered. ${gap.detail}`,
+        }
+      : { reason: gap.reason, detail: gap.detail },
+  );
 }
 
 async function detectWildcard(deps: SubdomainDeps, domain: string): Promise<DnsWildcard> {

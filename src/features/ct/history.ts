@@ -4,32 +4,38 @@
  * newest first, capped. Pure; the result is what the CT chain caches and both
  * /api/certificates and /api/subdomains read.
  */
-import type { CtIssuance, CtRecords } from '../../providers/ct/types.js';
+import type { CtGap, CtGapReason, CtIssuance, CtRecords } from '../../providers/ct/types.js';
 import { isWithinDomain } from './scope.js';
 
-/** Issuances kept per domain; older ones are dropped and `truncated` set. */
+/** Issuances kept per domain; older ones are dropped, and an `issuance_cap` gap says so. */
 export const MAX_ISSUANCES = 1000;
+
+/** Why a history is not the domain's whole CT history: the provider's gaps, or this list's own cap. */
+export interface HistoryGap {
+  reason: CtGapReason | 'issuance_cap';
+  detail: string;
+}
 
 export interface CtHistory {
   /** Newest `not_before` first, at most MAX_ISSUANCES. */
   issuances: CtIssuance[];
   /** Distinct in-scope issuances found, before the cap. */
   total: number;
-  /** The list is incomplete: capped here, or the provider stopped early. */
-  truncated: boolean;
-  /** Only unexpired certificates could be fetched. */
-  expired_excluded: boolean;
+  /** Empty when the list is the whole history the provider holds. */
+  gaps: HistoryGap[];
 }
 
 export function buildHistory(domain: string, records: CtRecords, cap = MAX_ISSUANCES): CtHistory {
   const inScope = records.issuances.filter((i) => i.dns_names.some((n) => isWithinDomain(n, domain)));
   const merged = mergeIssuances(inScope).sort(newestFirst);
-  return {
-    issuances: merged.slice(0, cap),
-    total: merged.length,
-    truncated: records.truncated || merged.length > cap,
-    expired_excluded: records.expired_excluded,
-  };
+  const gaps: HistoryGap[] = records.gaps.map((g: CtGap) => ({ reason: g.reason, detail: g.detail }));
+  if (merged.length > cap) {
+    gaps.push({
+      reason: 'issuance_cap',
+      detail: `Only the ${cap} newest of ${merged.length} issuances are listed.`,
+    });
+  }
+  return { issuances: merged.slice(0, cap), total: merged.length, gaps };
 }
 
 /**

@@ -7,14 +7,18 @@
  *   Authorization: Bearer <key>
  *
  * Cert Spotter already coalesces a precertificate and its certificate into
- * one issuance. Pages are followed with `after=<last id>` until an empty page
- * or MAX_CERTSPOTTER_PAGES; stopping at the cap marks the result truncated.
+ * one issuance, and lists unexpired issuances only ("Use this endpoint to list
+ * all unexpired certificate issuances for a domain",
+ * sslmate.com/certspotter/api/docs-v1), so every answer it gives lacks the
+ * expired history: an `unexpired_only` gap. Pages are followed with
+ * `after=<last id>` (issuances SSLMate discovered after that one) until an
+ * empty page or MAX_CERTSPOTTER_PAGES; stopping at the cap is a `page_cap` gap.
  */
 import { deadlineSignal } from '../deadline.js';
 import { type HttpClient, joinUrl } from '../http-client.js';
 import { ProviderError, type ProviderInfo } from '../types.js';
 import { certificateDnsNames, isoUtc, issuerFromDn } from './normalize.js';
-import type { CtIssuance, CtProvider, CtRecords } from './types.js';
+import type { CtGap, CtIssuance, CtProvider, CtRecords } from './types.js';
 
 /** Pages fetched per lookup; each holds up to a few hundred issuances. */
 export const MAX_CERTSPOTTER_PAGES = 10;
@@ -31,6 +35,11 @@ interface CertspotterIssuance {
   /** Present when the account's plan reports revocation. */
   revoked?: boolean;
 }
+
+const UNEXPIRED_ONLY: CtGap = {
+  reason: 'unexpired_only',
+  detail: 'Cert Spotter lists unexpired certificates only: expired history is missing.',
+};
 
 export interface CertspotterOptions {
   apiKey: string | undefined;
@@ -73,7 +82,7 @@ export class CertspotterProvider implements CtProvider {
         throw new ProviderError('bad_response', 'Cert Spotter answered JSON that is not an array');
       }
       const rows = res.data as unknown[];
-      if (rows.length === 0) return { issuances, truncated: false, expired_excluded: false };
+      if (rows.length === 0) return { issuances, gaps: [UNEXPIRED_ONLY] };
       for (const row of rows) {
         const issuance = certspotterToIssuance(row, this.info.id);
         if (issuance) issuances.push(issuance);
@@ -85,7 +94,13 @@ export class CertspotterProvider implements CtProvider {
       }
       after = last;
     }
-    return { issuances, truncated: true, expired_excluded: false };
+    const pageCap: CtGap = {
+      reason: 'page_cap',
+      detail:
+        `Cert Spotter had more than the ${maxPages} pages read: the issuances it discovered after those ` +
+        'are missing.',
+    };
+    return { issuances, gaps: [UNEXPIRED_ONLY, pageCap] };
   }
 }
 

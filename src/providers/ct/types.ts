@@ -38,14 +38,29 @@ export interface CtIssuance {
   revoked?: boolean;
 }
 
+/**
+ * Why a provider's records are not the domain's whole CT history:
+ * - `result_cap`: the provider stopped at its own result limit and returned an
+ *   arbitrary subset of the matches (crt.sh's 10 000 matching names);
+ * - `page_cap`: we stopped paging before the provider's last page (Cert Spotter);
+ * - `expired_excluded`: the full history failed in time, so only unexpired
+ *   certificates were asked for (crt.sh with `exclude=expired`);
+ * - `unexpired_only`: the provider lists unexpired certificates only (Cert Spotter).
+ */
+export type CtGapReason = 'result_cap' | 'page_cap' | 'expired_excluded' | 'unexpired_only';
+
+export interface CtGap {
+  reason: CtGapReason;
+  /** One sentence for the reader of the answer, naming the provider and its limit. */
+  detail: string;
+}
+
 /** What one adapter call returns: its records and how complete they are. */
 export interface CtRecords {
   /** May hold several records of one issuance (precertificate and certificate): the lookup merges them. */
   issuances: CtIssuance[];
-  /** True when the provider stopped before the end (a page cap). */
-  truncated: boolean;
-  /** True when only unexpired certificates could be fetched (crt.sh after a database timeout). */
-  expired_excluded: boolean;
+  /** Empty when the records are the provider's whole history for the domain. */
+  gaps: CtGap[];
 }
 
 /** A CT search provider: issuances for a domain and every name below it. */

@@ -99,7 +99,7 @@ export function CertificatesView({ data }: { data: CertificatesResult }) {
           its subdomains
         </span>
         <Badge tone={valid > 0 ? 'ok' : 'muted'}>{valid} currently valid</Badge>
-        {data.truncated && <Badge tone="warn">list capped</Badge>}
+        {data.truncated && <Badge tone="warn">incomplete</Badge>}
       </div>
       <Timeline issuances={data.issuances} />
       {data.issuances.length > 0 ? (
@@ -152,7 +152,7 @@ export function CertificatesView({ data }: { data: CertificatesResult }) {
       <Note>
         An issuance record shows a certificate was logged; it does not prove that the certificate is served
         now.
-        {data.expired_excluded && ' Expired certificates were left out by the source to answer in time.'}
+        {data.gaps.map((gap) => ` ${gap.detail}`).join('')}
       </Note>
     </>
   );

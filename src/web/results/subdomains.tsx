@@ -54,11 +54,7 @@ export function SubdomainsView({ data }: { data: SubdomainsResult }) {
           to it are marked <em>wildcard</em>, not active.
         </Note>
       )}
-      {data.truncated && (
-        <Note>
-          Only part of the list was resolved or listed (the 50 most recently certified names are checked).
-        </Note>
-      )}
+      {data.truncated && <Note>{data.gaps.map((gap) => gap.detail).join(' ')}</Note>}
       {data.hosts.length > 0 && (
         <fieldset class="filters">
           <legend class="visually-hidden">Show</legend>

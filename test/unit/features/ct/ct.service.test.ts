@@ -18,7 +18,7 @@ import {
   type SubdomainDeps,
 } from '../../../../src/features/ct/ct.service.js';
 import { ProviderChain } from '../../../../src/providers/chain.js';
-import type { CtIssuance, CtProvider, CtRecords } from '../../../../src/providers/ct/types.js';
+import type { CtGap, CtIssuance, CtProvider, CtRecords } from '../../../../src/providers/ct/types.js';
 import type { DnsAnswer, DnsRecordType } from '../../../../src/providers/dns/types.js';
 import { ProviderRegistry } from '../../../../src/providers/registry.js';
 import { ProviderError } from '../../../../src/providers/types.js';
@@ -73,14 +73,18 @@ const noData = async (): Promise<DnsAnswer> => ({
   ede: [],
 });
 
-function setup(provider: FakeCt, resolve: Resolve = noData) {
+const EXPIRED_EXCLUDED: CtGap = { reason: 'expired_excluded', detail: 'Expired left out to answer in time.' };
+const RESULT_CAP: CtGap = { reason: 'result_cap', detail: 'An arbitrary subset.' };
+const UNEXPIRED_ONLY: CtGap = { reason: 'unexpired_only', detail: 'Lists unexpired certificates only.' };
+
+function setup(provider: FakeCt | FakeCt[], resolve: Resolve = noData) {
   const clock = () => NOW;
   const loader = new CachedLoader(new MemoryCache({ clock }), { clock });
   const chain = new ProviderChain({ loader, registry: new ProviderRegistry(clock), timeoutMs: 1000 });
   let labels = 0;
   const deps: SubdomainDeps = {
     chain,
-    providers: [provider],
+    providers: Array.isArray(provider) ? provider : [provider],
     clock,
     loader,
     dns: {
@@ -127,8 +131,7 @@ describe('lookupCertificates', () => {
         issuance(1, { not_after: '2025-05-31T23:59:59Z' }),
         issuance(2, { not_before: '2025-05-01T00:00:00Z', not_after: '2025-06-01T00:00:01Z' }),
       ],
-      truncated: false,
-      expired_excluded: false,
+      gaps: [],
     }));
     const { body } = await lookupCertificates(setup(provider), 'example.com');
     // Newest not_before first: 1 (May 2) before 2 (May 1).
@@ -139,10 +142,53 @@ describe('lookupCertificates', () => {
     expect(body).toMatchObject({ domain: 'example.com', total: 2, truncated: false, source_id: 'fake' });
   });
 
-  it('an exclude=expired history is flagged both ways', async () => {
-    const provider = new FakeCt('fake', () => ({ issuances: [], truncated: false, expired_excluded: true }));
+  it('a whole history has no gaps', async () => {
+    const { body } = await lookupCertificates(
+      setup(new FakeCt('fake', () => ({ issuances: [issuance(1)], gaps: [] }))),
+      'example.com',
+    );
+    expect(body).toMatchObject({ truncated: false, expired_excluded: false, gaps: [] });
+  });
+
+  it('an exclude=expired history is flagged both ways, and says why', async () => {
+    const provider = new FakeCt('fake', () => ({ issuances: [], gaps: [EXPIRED_EXCLUDED] }));
     const { body } = await lookupCertificates(setup(provider), 'example.com');
     expect(body.truncated).toBe(true);
+    expect(body.expired_excluded).toBe(true);
+    expect(body.gaps).toEqual([EXPIRED_EXCLUDED]);
+  });
+
+  it("a provider's result limit makes the list truncated, not expired_excluded", async () => {
+    const provider = new FakeCt('fake', () => ({ issuances: [issuance(1)], gaps: [RESULT_CAP] }));
+    const { body } = await lookupCertificates(setup(provider), 'example.com');
+    expect(body).toMatchObject({ truncated: true, expired_excluded: false, gaps: [RESULT_CAP] });
+  });
+
+  it('the unexpired-only fallback answering says that expired history is missing, and why it answered', async () => {
+    const primary = new FakeCt('primary', () => {
+      throw new ProviderError('http_status', 'HTTP 503 from example.test');
+    });
+    const fallback = new FakeCt('fallback', () => ({ issuances: [issuance(1)], gaps: [UNEXPIRED_ONLY] }));
+    const deps = setup([primary, fallback]);
+    const { body } = await lookupCertificates(deps, 'example.com');
+    expect(body).toMatchObject({ truncated: true, expired_excluded: true, source_id: 'fallback' });
+    expect(body.gaps).toEqual([
+      {
+        reason: 'unexpired_only',
+        detail:
+          'Fake primary failed (see providers_tried), so the fallback answered. Lists unexpired certificates only.',
+      },
+    ]);
+    // The same words from the cache, and in /api/subdomains.
+    expect((await lookupCertificates(deps, 'example.com')).body.gaps).toEqual(body.gaps);
+    expect((await lookupSubdomains(deps, 'example.com')).body.gaps).toEqual(body.gaps);
+    expect(fallback.calls).toBe(1);
+  });
+
+  it('an unexpired-only provider answering first says only what it lists', async () => {
+    const only = new FakeCt('only', () => ({ issuances: [], gaps: [UNEXPIRED_ONLY] }));
+    const { body } = await lookupCertificates(setup(only), 'example.com');
+    expect(body.gaps).toEqual([UNEXPIRED_ONLY]);
     expect(body.expired_excluded).toBe(true);
   });
 });
@@ -151,23 +197,28 @@ describe('lookupSubdomains', () => {
   it('reads the history /api/certificates cached: one provider call for both', async () => {
     const provider = new FakeCt('fake', () => ({
       issuances: [issuance(1)],
-      truncated: false,
-      expired_excluded: false,
+      gaps: [],
     }));
     const deps = setup(provider);
     await lookupCertificates(deps, 'example.com');
     const { body, cache } = await lookupSubdomains(deps, 'example.com');
     expect(provider.calls).toBe(1);
     expect(body.hosts.map((h) => h.name)).toEqual(['h1.example.com']);
+    expect(body).toMatchObject({ truncated: false, gaps: [] });
     expect(cache).toEqual({ hit: false, maxAge: 1800 });
     expect((await lookupSubdomains(deps, 'example.com')).cache.hit).toBe(true);
+  });
+
+  it("carries the history's gaps: a provider's result limit makes the host list truncated too", async () => {
+    const provider = new FakeCt('fake', () => ({ issuances: [issuance(1)], gaps: [RESULT_CAP] }));
+    const { body } = await lookupSubdomains(setup(provider), 'example.com');
+    expect(body).toMatchObject({ checked_count: 1, truncated: true, gaps: [RESULT_CAP] });
   });
 
   it(`resolves at most ${MAX_RESOLVED_NAMES} names, ${RESOLVE_CONCURRENCY} at a time, after the wildcard probes`, async () => {
     const provider = new FakeCt('fake', () => ({
       issuances: Array.from({ length: 70 }, (_, i) => issuance(i)),
-      truncated: false,
-      expired_excluded: false,
+      gaps: [],
     }));
     const asked: { name: string; type: string }[] = [];
     const inFlightNames = new Set<string>();
@@ -184,6 +235,13 @@ describe('lookupSubdomains', () => {
     expect(body.discovered_count).toBe(70);
     expect(body.checked_count).toBe(50);
     expect(body.truncated).toBe(true);
+    expect(body.gaps).toEqual([
+      {
+        reason: 'unchecked_names',
+        detail:
+          '20 of 70 names were not resolved (only the 50 most recently valid are): they are `unchecked`.',
+      },
+    ]);
     expect(peak).toBeLessThanOrEqual(RESOLVE_CONCURRENCY);
     // The three probes come first, A and AAAA each.
     expect(asked.slice(0, 6).map((q) => q.name)).toEqual([
@@ -209,20 +267,20 @@ describe('lookupSubdomains', () => {
       issuances: Array.from({ length: 505 }, (_, i) =>
         issuance(i, { dns_names: [`a${i}.example.com`, `b${i}.example.com`] }),
       ),
-      truncated: false,
-      expired_excluded: false,
+      gaps: [],
     }));
     const { body } = await lookupSubdomains(setup(provider), 'example.com');
     expect(body.discovered_count).toBe(1010);
     expect(body.hosts).toHaveLength(MAX_HOSTS);
     expect(body.truncated).toBe(true);
+    expect(body.gaps.map((g) => g.reason)).toEqual(['unchecked_names', 'host_cap']);
+    expect(body.gaps[1]?.detail).toBe('Only the first 1000 of 1010 names are listed.');
   });
 
   it('a failed lookup is lookup_failed and the answer is not cached', async () => {
     const provider = new FakeCt('fake', () => ({
       issuances: [issuance(1), issuance(2)],
-      truncated: false,
-      expired_excluded: false,
+      gaps: [],
     }));
     let failing = true;
     const resolve: Resolve = async (name, type) => {
@@ -245,8 +303,7 @@ describe('lookupSubdomains', () => {
   it('failed wildcard probes make the wildcard unknown, and the answer uncached', async () => {
     const provider = new FakeCt('fake', () => ({
       issuances: [issuance(1)],
-      truncated: false,
-      expired_excluded: false,
+      gaps: [],
     }));
     const resolve: Resolve = async (name) => {
       if (name.startsWith('probe')) throw upstreamFailed('dns', []);
@@ -260,8 +317,7 @@ describe('lookupSubdomains', () => {
   it('a bug in the resolver is not disguised as lookup_failed', async () => {
     const provider = new FakeCt('fake', () => ({
       issuances: [issuance(1)],
-      truncated: false,
-      expired_excluded: false,
+      gaps: [],
     }));
     const resolve: Resolve = async () => {
       throw new TypeError('bug');
@@ -273,7 +329,7 @@ describe('lookupSubdomains', () => {
     let fail = true;
     const provider = new FakeCt('fake', () => {
       if (fail) throw new ProviderError('http_status', 'HTTP 503 from example.test');
-      return { issuances: [], truncated: false, expired_excluded: false };
+      return { issuances: [], gaps: [] };
     });
     const deps = setup(provider);
     const err = await lookupSubdomains(deps, 'example.com').catch((e: unknown) => e);

@@ -6,8 +6,7 @@ import { fixture } from '../../../fakes/https-upstream.js';
 
 const records = (issuances: CtIssuance[], more: Partial<CtRecords> = {}): CtRecords => ({
   issuances,
-  truncated: false,
-  expired_excluded: false,
+  gaps: [],
   ...more,
 });
 
@@ -33,7 +32,7 @@ describe('buildHistory on the real crt.sh example.com capture', () => {
   it('merges precertificate/certificate records: 23 rows are 12 issuances for example.com', () => {
     expect(history.total).toBe(12);
     expect(history.issuances).toHaveLength(12);
-    expect(history.truncated).toBe(false);
+    expect(history.gaps).toEqual([]);
     // Five log entries of serial 0fd078dd… (same issuer) are one issuance, under the first id logged.
     const group = history.issuances.filter((i) => i.serial === '0fd078dd48f1a2bd4d0f2ba96b6038fe');
     expect(group).toHaveLength(1);
@@ -67,19 +66,29 @@ describe('buildHistory on the real crt.sh example.com capture', () => {
 });
 
 describe('buildHistory', () => {
-  it('caps the list, newest kept, and says it is truncated', () => {
+  it('caps the list, newest kept, and says so', () => {
     const many = Array.from({ length: 5 }, (_, i) =>
       issuance({ id: String(i), serial: `0${i}`, not_before: `2025-01-0${i + 1}T00:00:00Z` }),
     );
     const history = buildHistory('example.com', records(many), 3);
     expect(history.total).toBe(5);
-    expect(history.truncated).toBe(true);
+    expect(history.gaps).toEqual([
+      { reason: 'issuance_cap', detail: 'Only the 3 newest of 5 issuances are listed.' },
+    ]);
     expect(history.issuances.map((i) => i.id)).toEqual(['4', '3', '2']);
   });
 
-  it("keeps the provider's truncation and exclusion flags", () => {
-    expect(buildHistory('example.com', records([], { truncated: true })).truncated).toBe(true);
-    expect(buildHistory('example.com', records([], { expired_excluded: true })).expired_excluded).toBe(true);
+  it("keeps the provider's gaps, before its own", () => {
+    const gaps = [
+      { reason: 'result_cap' as const, detail: 'crt.sh stopped.' },
+      { reason: 'expired_excluded' as const, detail: 'Expired left out.' },
+    ];
+    const many = [issuance({ id: '1', serial: '01' }), issuance({ id: '2', serial: '02' })];
+    expect(buildHistory('example.com', records(many, { gaps }), 1).gaps.map((g) => g.reason)).toEqual([
+      'result_cap',
+      'expired_excluded',
+      'issuance_cap',
+    ]);
   });
 
   it('keeps only names on a label boundary: not example.com.evil.net, not testexample.com', () => {

@@ -62,8 +62,13 @@ describe('Cert Spotter issuances', () => {
   it('sends the Bearer key and the expansions, and follows `after` to the empty page', async () => {
     pages = { '': PAGE1, [PAGE1[1]?.id ?? '']: PAGE2 };
     const result = await provider().issuances('example.com', AbortSignal.timeout(5000));
-    expect(result.truncated).toBe(false);
-    expect(result.expired_excluded).toBe(false);
+    // The whole of what Cert Spotter holds: its unexpired issuances, never the expired ones.
+    expect(result.gaps).toEqual([
+      {
+        reason: 'unexpired_only',
+        detail: 'Cert Spotter lists unexpired certificates only: expired history is missing.',
+      },
+    ]);
     expect(result.issuances.map((i) => i.id)).toEqual(['7000000101', '7000000102', '7000000203']);
 
     expect(api.requests.map((r) => r.query.get('after'))).toEqual([null, '7000000102', '7000000203']);
@@ -76,17 +81,22 @@ describe('Cert Spotter issuances', () => {
     }
   });
 
-  it('stops at the page cap and says the list is truncated', async () => {
+  it('stops at the page cap and says what is missing', async () => {
     pages = { '': PAGE1, [PAGE1[1]?.id ?? '']: PAGE2 };
     const result = await provider({ maxPages: 1 }).issuances('example.com', AbortSignal.timeout(5000));
-    expect(result.truncated).toBe(true);
+    expect(result.gaps).toEqual([
+      expect.objectContaining({ reason: 'unexpired_only' }),
+      { reason: 'page_cap', detail: expect.stringMatching(/more than the 1 pages read/) },
+    ]);
     expect(result.issuances).toHaveLength(2);
     expect(api.count()).toBe(1);
   });
 
-  it('an empty first page is an empty history', async () => {
+  it('an empty first page is an empty history (of unexpired issuances)', async () => {
     pages = {};
-    expect((await provider().issuances('example.com', AbortSignal.timeout(5000))).issuances).toEqual([]);
+    const result = await provider().issuances('example.com', AbortSignal.timeout(5000));
+    expect(result.issuances).toEqual([]);
+    expect(result.gaps.map((g) => g.reason)).toEqual(['unexpired_only']);
   });
 
   it('a rejected key is an http_status failure that does not repeat the key', async () => {
