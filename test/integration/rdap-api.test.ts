@@ -423,10 +423,14 @@ describe('GET /api/rdap, outbound safety and upstream etiquette', () => {
       const first = await get(a, 'target=google.com&type=domain');
       expect(first.res.statusCode).toBe(502);
       expect(first.body.providers_tried).toEqual([
-        aggregatorFailed(/^rate_limited: HTTP 429 from rdap\.verisign\.test/),
+        aggregatorFailed(
+          /^rate_limited: HTTP 429 from rdap\.verisign\.test; not asked again until 2024-08-01T00:02:00\.000Z$/,
+        ),
         expect.objectContaining({
           status: 'failed',
-          error: expect.stringMatching(/^rate_limited: .*Retry-After.*not sent/),
+          error: expect.stringMatching(
+            /^rate_limited: .*Retry-After.*not sent, skipped until 2024-08-01T00:02/,
+          ),
         }),
       ]);
       // The bootstrap path did not ask Verisign a second time.

@@ -116,8 +116,9 @@ export class RdapFetcher {
       }
       if (res.status === 404) return { status: 'not_found', url: current, redirects };
       if (res.status === 429) {
-        this.#gate.record(current, res.headers['retry-after']);
-        throw new ProviderError('rate_limited', `HTTP 429 from ${host}`);
+        const until = this.#gate.record(current, res.headers['retry-after']);
+        const gated = until === undefined ? '' : `; not asked again until ${new Date(until).toISOString()}`;
+        throw new ProviderError('rate_limited', `HTTP 429 from ${host}${gated}`);
       }
       if (res.status < 200 || res.status > 299) {
         throw new ProviderError('http_status', `HTTP ${res.status} from ${host}`);
