@@ -38,7 +38,8 @@ export interface HopRequest {
  * Sends ONE GET without following redirects and resolves with whatever status
  * came back; rejects with a ProviderError for an operational failure (timeout,
  * network, TLS), or with a 400 AppError when outbound safety refuses the
- * destination. It may reject 429 and 5xx itself (HttpClient does).
+ * destination. It may reject 5xx itself (HttpClient does), but must resolve
+ * with a 429: its Retry-After is what the fetcher's gate records.
  */
 export type HopSender = (url: string, req: HopRequest) => Promise<HopResponse>;
 
