@@ -64,6 +64,8 @@ export interface Config {
   readonly unsafeAllowTargetCidrs: readonly string[];
   readonly rateLimitGeneral: RateLimitSpec;
   readonly rateLimitExpensive: RateLimitSpec;
+  /** Requests the RDAP aggregator allows this service per window (rdap.org publishes 10 in 10 s per client). */
+  readonly rdapAggregatorRateLimit: RateLimitSpec;
   /** Mean event-loop delay (ms) past which requests are shed with 503; 0 disables. */
   readonly loadShedEventLoopDelayMs: number;
   /** How long a client may take to send a whole request (headers and body); then 408. */
@@ -127,6 +129,8 @@ export const DEFAULTS = Object.freeze({
   WEB_CONCURRENCY: '1',
   RATE_LIMIT_GENERAL: '30/60',
   RATE_LIMIT_EXPENSIVE: '6/60',
+  // about.rdap.org, "Rate Limits": Cloudflare allows a client 10 requests in 10 seconds.
+  RDAP_AGGREGATOR_RATE_LIMIT: '10/10',
   LOAD_SHED_EVENT_LOOP_DELAY_MS: '1000',
   REQUEST_TIMEOUT_MS: '30000',
   MAX_CONNECTIONS_PER_IP: '64',
@@ -273,7 +277,10 @@ function parseCidrList(env: Env, name: string): string[] {
   return list;
 }
 
-function parseRateLimit(env: Env, name: 'RATE_LIMIT_GENERAL' | 'RATE_LIMIT_EXPENSIVE'): RateLimitSpec {
+function parseRateLimit(
+  env: Env,
+  name: 'RATE_LIMIT_GENERAL' | 'RATE_LIMIT_EXPENSIVE' | 'RDAP_AGGREGATOR_RATE_LIMIT',
+): RateLimitSpec {
   const value = raw(env, name) ?? DEFAULTS[name];
   const match = /^(\d+)\/(\d+)$/.exec(value);
   if (!match)
@@ -373,6 +380,7 @@ export function loadConfig(env: Env = process.env): Config {
     unsafeAllowTargetCidrs: parseCidrList(env, 'UNSAFE_ALLOW_TARGET_CIDRS'),
     rateLimitGeneral: parseRateLimit(env, 'RATE_LIMIT_GENERAL'),
     rateLimitExpensive: parseRateLimit(env, 'RATE_LIMIT_EXPENSIVE'),
+    rdapAggregatorRateLimit: parseRateLimit(env, 'RDAP_AGGREGATOR_RATE_LIMIT'),
     loadShedEventLoopDelayMs: intInRange(
       env,
       'LOAD_SHED_EVENT_LOOP_DELAY_MS',

@@ -152,6 +152,8 @@ async function app(config: Partial<Config>): Promise<FastifyInstance> {
       providerTimeoutMs: TIMEOUT_MS,
       rateLimitGeneral: { points: 1_000_000, seconds: 60 },
       rateLimitExpensive: { points: 1_000_000, seconds: 60 },
+      // Every trial of an RDAP rig asks the aggregator: its budget must not decide the outcome.
+      rdapAggregatorRateLimit: { points: 1_000_000, seconds: 10 },
       dnsResolvers: [sharedDns.udp],
       listCacheDir: listDir,
       unsafeAllowTargetCidrs: ['127.0.0.0/8'],
@@ -303,6 +305,8 @@ async function perRequestTrials(opts: {
   request(a: FastifyInstance, fault: FaultName, variant: Variant): Promise<LightMyRequestResponse>;
   /** A healthy request (through the fallback for the TLS app, when the rig has one). */
   warmUp?: (a: FastifyInstance, tls: boolean) => Promise<void>;
+  /** Faults whose trial needs an app of its own (one whose effect outlasts its request, such as a honoured Retry-After). */
+  ownApp?: readonly FaultName[];
 }): Promise<Map<FaultName, Trial>> {
   const { board } = opts;
   const handler = async (req: FakeRequest): Promise<FakeReply> => {
@@ -322,6 +326,9 @@ async function perRequestTrials(opts: {
       server = await upstream({ ...opts.upstreamOptions, handler, untrusted: true });
       target = await opts.build(server.url);
       await opts.warmUp?.(target, true);
+    } else if (opts.ownApp?.includes(fault)) {
+      target = await opts.build(primary.url);
+      await opts.warmUp?.(target, false);
     }
     const hits = () => server.requests.filter((r) => parseLabel(opts.keyOf(r))?.fault === fault).length;
     trials.set(fault, {
@@ -530,6 +537,9 @@ const rdapOrgRig: Rig = {
       build: (url) => app({ rdapAggregatorUrl: url, rdapBootstrapUrl: bootstrap.url }),
       request: rdapRequest,
       warmUp: (a) => warm(a.inject('/api/rdap?type=domain&target=warm.com'), 'rdap'),
+      // The aggregator's Retry-After is honoured (no request to it until it passes): alone, it
+      // would send every other trial of a shared app to the bootstrap for a second.
+      ownApp: ['429'],
     });
   },
 };

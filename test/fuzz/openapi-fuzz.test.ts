@@ -384,6 +384,8 @@ async function startEnvironment(): Promise<Environment> {
       providerTimeoutMs: 1500,
       rateLimitGeneral: { points: 1_000_000, seconds: 60 },
       rateLimitExpensive: { points: 1_000_000, seconds: 60 },
+      // Past rdap.org's budget every lookup would be the bootstrap path's 502: keep the answers coming.
+      rdapAggregatorRateLimit: { points: 1_000_000, seconds: 10 },
     }),
     { ca, logger: pino({ level: 'silent' }) },
   );

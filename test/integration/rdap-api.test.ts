@@ -14,26 +14,20 @@ import { BOOTSTRAP_TTL_MS } from '../../src/providers/rdap/bootstrap.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
 import { testZone } from '../fakes/dns-zones.js';
 import { type HttpTarget, startHttpTarget, type TargetReply } from '../fakes/http-targets.js';
-import { type FakeUpstream, fixture, startFakeUpstream } from '../fakes/https-upstream.js';
+import { type FakeUpstream, fixture } from '../fakes/https-upstream.js';
+import {
+  type FakeRdapOrg,
+  rdapReply as rdap,
+  rewrittenFixture as rewritten,
+  startFakeIanaBootstrap,
+  startFakeRdapOrg,
+} from '../fakes/rdap.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import { buildTestApp } from '../helper.js';
 
-/** A fixture with some hosts renamed (Verisign escapes slashes; parse first, then rewrite the text). */
-function rewritten(path: string, hosts: Record<string, string> = {}): unknown {
-  let text = JSON.stringify(fixture(path));
-  for (const [from, to] of Object.entries(hosts)) text = text.replaceAll(from, to);
-  return JSON.parse(text);
-}
-
-const rdap = (object: unknown, status = 200): TargetReply => ({
-  status,
-  headers: { 'content-type': 'application/rdap+json' },
-  body: JSON.stringify(object),
-});
-
 let ca: string;
 let dns: FakeDnsServer;
-let aggregator: FakeUpstream;
+let aggregator: FakeRdapOrg;
 let iana: FakeUpstream;
 let verisign: HttpTarget;
 let markmonitor: HttpTarget;
@@ -46,7 +40,7 @@ let arin: HttpTarget;
 let canary: HttpTarget;
 let targets: HttpTarget[];
 
-/** The aggregator answers like rdap.org: a 302 to the registry, or its own 404 for what it does not know. */
+/** Where rdap.org redirects (a 302 to the registry); anything else is its own 404. */
 const AGGREGATOR_REDIRECTS: Record<string, string> = {
   'domain/google.com': 'https://rdap.verisign.test/com/v1/domain/google.com',
   'domain/themarquetry.com': 'https://rdap.verisign.test/com/v1/domain/themarquetry.com',
@@ -128,36 +122,16 @@ beforeAll(async () => {
   );
   dns = await startFakeDnsServer({ zones: [zone] });
 
-  aggregator = await startFakeUpstream({
-    handler: (req) => {
-      const location = AGGREGATOR_REDIRECTS[req.path.slice(1)];
-      return location
-        ? { status: 302, headers: { location }, body: '' }
-        : { status: 404, json: { errorCode: 404 } };
+  aggregator = await startFakeRdapOrg({ redirects: AGGREGATOR_REDIRECTS });
+  iana = await startFakeIanaBootstrap({
+    dns: {
+      'https://rdap.verisign.com/com/v1/': 'https://rdap.verisign.test/com/v1/',
+      // RFC 9224 base URLs end in "/"; this one does not, and must work all the same.
+      'https://rdap.nic.fr/': 'https://rdap.nic.fr.test',
+      'https://flexireg.net/moscow/rdap/': 'https://flexireg.test/moscow/rdap/',
     },
-  });
-  iana = await startFakeUpstream({
-    prefix: '/rdap',
-    routes: {
-      '/dns.json': {
-        json: rewritten('rdap/bootstrap/dns.json', {
-          'https://rdap.verisign.com/com/v1/': 'https://rdap.verisign.test/com/v1/',
-          // RFC 9224 base URLs end in "/"; this one does not, and must work all the same.
-          'https://rdap.nic.fr/': 'https://rdap.nic.fr.test',
-          'https://flexireg.net/moscow/rdap/': 'https://flexireg.test/moscow/rdap/',
-        }),
-      },
-      '/ipv4.json': {
-        json: rewritten('rdap/bootstrap/ipv4.json', {
-          'https://rdap.apnic.net/': 'https://rdap.apnic.test/',
-        }),
-      },
-      '/ipv6.json': {
-        json: rewritten('rdap/bootstrap/ipv6.json', {
-          'https://rdap.arin.net/registry/': 'https://rdap.arin.test/registry',
-        }),
-      },
-    },
+    ipv4: { 'https://rdap.apnic.net/': 'https://rdap.apnic.test/' },
+    ipv6: { 'https://rdap.arin.net/registry/': 'https://rdap.arin.test/registry' },
   });
 });
 
@@ -449,10 +423,14 @@ describe('GET /api/rdap, outbound safety and upstream etiquette', () => {
       const first = await get(a, 'target=google.com&type=domain');
       expect(first.res.statusCode).toBe(502);
       expect(first.body.providers_tried).toEqual([
-        aggregatorFailed(/^rate_limited: HTTP 429 from rdap\.verisign\.test/),
+        aggregatorFailed(
+          /^rate_limited: HTTP 429 from rdap\.verisign\.test; not asked again until 2024-08-01T00:02:00\.000Z$/,
+        ),
         expect.objectContaining({
           status: 'failed',
-          error: expect.stringMatching(/^rate_limited: .*Retry-After.*not sent/),
+          error: expect.stringMatching(
+            /^rate_limited: .*Retry-After.*not sent, skipped until 2024-08-01T00:02/,
+          ),
         }),
       ]);
       // The bootstrap path did not ask Verisign a second time.

@@ -8,34 +8,57 @@
  * 404 that the aggregator itself sends is thrown as a failure of this source,
  * and the chain consults the IANA bootstrap before anything is concluded. A
  * 404 from the registry it redirected to is definitive: not registered.
+ *
+ * rdap.org limits each client (aggregator-budget.ts). Two things keep a
+ * lookup from paying a 429 only to fall back: after a 429 its Retry-After is
+ * honoured, and past the client-side budget the aggregator is not asked. In
+ * both cases the attempt fails at once as `rate_limited` without a request,
+ * saying until when, and the chain goes on to the bootstrap path.
  */
 import { joinUrl } from '../http-client.js';
 import { type Provider, ProviderError, type ProviderInfo } from '../types.js';
+import type { AggregatorBudget } from './aggregator-budget.js';
 import type { HopSender, RdapFetcher } from './rdap-fetch.js';
+import type { RetryAfterGate } from './retry-after.js';
 import { assertObjectClass, queryPath, type RdapAnswer, type RdapQuery } from './types.js';
+
+export interface RdapAggregatorDeps {
+  baseUrl: string;
+  fetcher: RdapFetcher;
+  /**
+   * Reaches the operator-configured base URL (the plain HTTP client); the
+   * redirects it answers with go through the fetcher's outbound sender. It
+   * must resolve with a 429, not reject it, so its Retry-After is recorded.
+   */
+  firstHop: HopSender;
+  /** The fetcher's gate: where a 429's Retry-After from the aggregator is recorded. */
+  gate: RetryAfterGate;
+  budget: AggregatorBudget;
+}
 
 export class RdapAggregator implements Provider {
   readonly info: ProviderInfo;
-  readonly #base: string;
-  readonly #fetcher: RdapFetcher;
-  readonly #firstHop: HopSender;
+  readonly #deps: RdapAggregatorDeps;
 
-  /**
-   * `firstHop` reaches the operator-configured base URL (the plain HTTP
-   * client); the redirects it answers with go through the fetcher's outbound
-   * sender.
-   */
-  constructor(info: ProviderInfo, deps: { baseUrl: string; fetcher: RdapFetcher; firstHop: HopSender }) {
+  constructor(info: ProviderInfo, deps: RdapAggregatorDeps) {
     this.info = info;
-    this.#base = deps.baseUrl;
-    this.#fetcher = deps.fetcher;
-    this.#firstHop = deps.firstHop;
+    this.#deps = deps;
   }
 
   async lookup(query: RdapQuery, signal: AbortSignal): Promise<RdapAnswer> {
-    const url = joinUrl(this.#base, queryPath(query));
-    const doc = await this.#fetcher.fetch(url, { signal, first: this.#firstHop, allowHttp: true });
+    const url = joinUrl(this.#deps.baseUrl, queryPath(query));
     const aggregatorHost = new URL(url).host;
+    // Before the budget: a request the aggregator asked us not to send spends none of it.
+    this.#deps.gate.check(url);
+    const refusedUntil = await this.#deps.budget.take();
+    if (refusedUntil !== undefined) {
+      const { points, seconds } = this.#deps.budget.spec;
+      throw new ProviderError(
+        'rate_limited',
+        `this service's budget for ${aggregatorHost} (${points} requests per ${seconds} s, the limit it publishes) is spent: not sent, skipped until ${new Date(refusedUntil).toISOString()}`,
+      );
+    }
+    const doc = await this.#deps.fetcher.fetch(url, { signal, first: this.#deps.firstHop, allowHttp: true });
     if (doc.status === 'not_found') {
       if (new URL(doc.url).origin !== new URL(url).origin) return { outcome: 'not_registered', url: doc.url };
       throw new ProviderError(

@@ -5,12 +5,14 @@
  * RetryAfterGate is shared by all of them, so a registry that asked us to
  * wait is left alone whichever path would reach it.
  */
+import type { Redis } from 'ioredis';
 import type { Clock } from '../../cache/types.js';
 import type { Config } from '../../config/index.js';
 import { providerCatalog } from '../catalog.js';
 import type { HttpClient } from '../http-client.js';
 import type { Provider, ProviderError } from '../types.js';
 import { RdapAggregator } from './aggregator.js';
+import { AggregatorBudget } from './aggregator-budget.js';
 import { BootstrapStore, RdapBootstrap } from './bootstrap.js';
 import { type HopSender, RdapFetcher } from './rdap-fetch.js';
 import { RetryAfterGate } from './retry-after.js';
@@ -31,6 +33,8 @@ export interface RdapSourcesDeps {
   /** The sender for every other destination (see outbound.ts). */
   outbound: HopSender;
   clock: Clock;
+  /** Where the aggregator's budget is shared across instances; undefined: per process. */
+  redis?: Redis | undefined;
   onBootstrapStale?: (kind: BootstrapKind, error: ProviderError) => void;
 }
 
@@ -43,11 +47,20 @@ export interface RdapSources {
 
 export function createRdapSources(deps: RdapSourcesDeps): RdapSources {
   const catalog = providerCatalog(deps.config);
-  const fetcher = new RdapFetcher(deps.outbound, new RetryAfterGate(deps.clock));
+  const gate = new RetryAfterGate(deps.clock);
+  const fetcher = new RdapFetcher(deps.outbound, gate);
   const aggregator = new RdapAggregator(catalog.rdapAggregator, {
     baseUrl: deps.config.rdapAggregatorUrl,
     fetcher,
-    firstHop: (url, req) => deps.http.send(url, { ...req, maxRedirects: 0 }),
+    // The plain client throws on a 429 unless told to pass it: the gate needs its Retry-After.
+    firstHop: (url, req) => deps.http.send(url, { ...req, maxRedirects: 0, passStatuses: [429] }),
+    gate,
+    budget: new AggregatorBudget({
+      spec: deps.config.rdapAggregatorRateLimit,
+      clock: deps.clock,
+      redis: deps.redis,
+      id: catalog.rdapAggregator.id,
+    }),
   });
   const store = new BootstrapStore({
     baseUrl: deps.config.rdapBootstrapUrl,

@@ -38,7 +38,8 @@ export interface HopRequest {
  * Sends ONE GET without following redirects and resolves with whatever status
  * came back; rejects with a ProviderError for an operational failure (timeout,
  * network, TLS), or with a 400 AppError when outbound safety refuses the
- * destination. It may reject 429 and 5xx itself (HttpClient does).
+ * destination. It may reject 5xx itself (HttpClient does), but must resolve
+ * with a 429: its Retry-After is what the fetcher's gate records.
  */
 export type HopSender = (url: string, req: HopRequest) => Promise<HopResponse>;
 
@@ -116,8 +117,9 @@ export class RdapFetcher {
       }
       if (res.status === 404) return { status: 'not_found', url: current, redirects };
       if (res.status === 429) {
-        this.#gate.record(current, res.headers['retry-after']);
-        throw new ProviderError('rate_limited', `HTTP 429 from ${host}`);
+        const until = this.#gate.record(current, res.headers['retry-after']);
+        const gated = until === undefined ? '' : `; not asked again until ${new Date(until).toISOString()}`;
+        throw new ProviderError('rate_limited', `HTTP 429 from ${host}${gated}`);
       }
       if (res.status < 200 || res.status > 299) {
         throw new ProviderError('http_status', `HTTP ${res.status} from ${host}`);

@@ -48,17 +48,22 @@ export class RetryAfterGate {
     const seconds = Math.ceil((until - now) / 1000);
     throw new ProviderError(
       'rate_limited',
-      `${new URL(url).host} asked not to be queried for another ${seconds} s (Retry-After); not sent`,
+      `${new URL(url).host} asked not to be queried for another ${seconds} s (429, Retry-After): not sent, skipped until ${new Date(until).toISOString()}`,
     );
   }
 
-  /** Records a 429's Retry-After for the server of `url` (nothing when the header is absent). */
-  record(url: string, retryAfter: string | string[] | undefined): void {
+  /**
+   * Records a 429's Retry-After for the server of `url` (nothing when the
+   * header is absent); returns until when that server is left alone.
+   */
+  record(url: string, retryAfter: string | string[] | undefined): number | undefined {
     const now = this.#clock();
     const wait = parseRetryAfter(retryAfter, now);
-    if (wait === undefined || wait <= 0) return;
+    if (wait === undefined || wait <= 0) return undefined;
     for (const [origin, until] of this.#until) if (until <= now) this.#until.delete(origin);
-    this.#until.set(originOf(url), now + Math.min(wait, MAX_RETRY_AFTER_SECONDS * 1000));
+    const until = now + Math.min(wait, MAX_RETRY_AFTER_SECONDS * 1000);
+    this.#until.set(originOf(url), until);
+    return until;
   }
 }
 

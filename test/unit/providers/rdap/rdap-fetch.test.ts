@@ -154,11 +154,15 @@ describe('RdapFetcher', () => {
       'https://reg.example/domain/b.test': json({ objectClassName: 'domain' }),
     });
     const fetcher = new RdapFetcher(send, new RetryAfterGate(() => now));
-    expect(
-      (await failure(fetcher.fetch('https://reg.example/domain/a.test', { signal: signal() }))).kind,
-    ).toBe('rate_limited');
+    const limited = await failure(fetcher.fetch('https://reg.example/domain/a.test', { signal: signal() }));
+    expect(limited.kind).toBe('rate_limited');
+    expect(limited.message).toBe('HTTP 429 from reg.example; not asked again until 1970-01-01T00:01:00.000Z');
+    now = 15_000;
     const blocked = await failure(fetcher.fetch('https://reg.example/domain/b.test', { signal: signal() }));
     expect(blocked.kind).toBe('rate_limited');
+    expect(blocked.message).toBe(
+      'reg.example asked not to be queried for another 45 s (429, Retry-After): not sent, skipped until 1970-01-01T00:01:00.000Z',
+    );
     expect(send.calls).toHaveLength(1);
     now = 60_000;
     await expect(

@@ -25,7 +25,7 @@ describe('RetryAfterGate', () => {
   it('refuses the same origin until the time has passed, and only that origin', () => {
     let now = 1_000_000;
     const gate = new RetryAfterGate(() => now);
-    gate.record('https://rdap.example:8443/domain/a.example', '30');
+    expect(gate.record('https://rdap.example:8443/domain/a.example', '30')).toBe(1_030_000);
     expect(() => gate.check('https://rdap.example:8443/domain/b.example')).toThrow(ProviderError);
     try {
       gate.check('https://rdap.example:8443/x');
@@ -43,7 +43,7 @@ describe('RetryAfterGate', () => {
   it('does nothing without Retry-After, and caps what a server may ask for', () => {
     let now = 0;
     const gate = new RetryAfterGate(() => now);
-    gate.record('https://a.example/', undefined);
+    expect(gate.record('https://a.example/', undefined)).toBeUndefined();
     expect(() => gate.check('https://a.example/')).not.toThrow();
     gate.record('https://a.example/', String(10 * MAX_RETRY_AFTER_SECONDS));
     now = MAX_RETRY_AFTER_SECONDS * 1000;
