@@ -34,6 +34,19 @@ export const AttributionFields = {
   providers_tried: Type.Array(ProviderAttemptSchema),
 };
 
+/** The date of a data set behind an answer or a provider (providers/ip/data-age.ts). */
+export const DataAgeSchema = Type.Object(
+  {
+    built_at: Type.String({ format: 'date-time', description: 'When the data set was built.' }),
+    age_days: Type.Integer({ minimum: 0, description: 'Whole days since then.' }),
+    stale: Type.Boolean({
+      description:
+        'True when older than 60 days: DB-IP Lite is released monthly, so the copy has missed a release.',
+    }),
+  },
+  { description: 'How old the data is.' },
+);
+
 const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid or missing input; `error` names the parameter and why.',
   403: 'Challenge required (`code` = `challenge_required`) or verification rejected.',

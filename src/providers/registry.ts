@@ -55,17 +55,29 @@ export interface ProviderQuota {
   observed_at: string;
 }
 
+/** The data set a provider answers from, for one that holds its own (the GeoIP database): how old it is. */
+export interface ProviderData {
+  built_at: string;
+  age_days: number;
+  stale: boolean;
+}
+
 export interface ProviderListing extends Omit<ProviderInfo, 'capabilities'> {
   capabilities: string[];
   roles: Record<string, ProviderRole>;
   status: ProviderStatus;
   quota?: ProviderQuota;
+  data?: ProviderData;
 }
 
-/** A provider as registered: its facts, and its quota where the upstream reports one. */
+/**
+ * A provider as registered: its facts, its quota where the upstream reports one,
+ * and the age of its data where it answers from a data set of its own.
+ */
 export interface RegisteredProvider {
   info: ProviderInfo;
   quota?: () => ProviderQuota | undefined;
+  dataAge?: () => ProviderData | undefined;
 }
 
 /** Told of every attempt, whoever made it (the chain, a background list refresh). */
@@ -81,6 +93,7 @@ export class ProviderRegistry {
       roles: Record<string, ProviderRole>;
       status: ProviderStatus;
       quota?: () => ProviderQuota | undefined;
+      dataAge?: () => ProviderData | undefined;
     }
   >();
   readonly #clock: () => number;
@@ -101,6 +114,7 @@ export class ProviderRegistry {
       const { info } = provider;
       const entry = this.#entry(info);
       if (provider.quota) entry.quota = provider.quota.bind(provider);
+      if (provider.dataAge) entry.dataAge = provider.dataAge.bind(provider);
       entry.roles[capability] = !primaryTaken && info.configured ? 'primary' : 'fallback';
       if (info.configured) primaryTaken = true;
     }
@@ -131,14 +145,16 @@ export class ProviderRegistry {
   }
 
   list(): ProviderListing[] {
-    return [...this.#entries.values()].map(({ info, roles, status, quota }) => {
+    return [...this.#entries.values()].map(({ info, roles, status, quota, dataAge }) => {
       const reported = quota?.();
+      const data = dataAge?.();
       return {
         ...info,
         capabilities: [...info.capabilities],
         roles: { ...roles },
         status: { ...status },
         ...(reported ? { quota: reported } : {}),
+        ...(data ? { data } : {}),
       };
     });
   }

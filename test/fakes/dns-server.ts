@@ -79,7 +79,12 @@ export interface FakeDnsServer {
   tcp: string;
   doh: string;
   dot: string;
-  /** `https://127.0.0.1:P/moved` answers 308 → /dns-query; `/loop` redirects to itself forever. */
+  /**
+   * Redirecting paths under it: `/moved` 308 → /dns-query; `/moved-permanently` 301 → /dns-query;
+   * `/to-get` 301 → /dns-query?dns=<the POSTed query, base64url> (the resolver puts the question in
+   * the URL, the case Google's DoH documentation answers with a GET); `/see-other` 303 → /dns-query
+   * (no dns=); `/to-http` 301 → http://; `/loop` 307 → itself, forever.
+   */
   dohBase: string;
   /** The test CA the DoH and DoT certificates chain to. */
   caPem: string;
@@ -89,6 +94,8 @@ export interface FakeDnsServer {
   queries: FakeQuery[];
   /** HTTP version of every DoH request ('2.0' or '1.1'). */
   dohProtocols: string[];
+  /** Method and path (query included) of every DoH request, in arrival order. */
+  dohRequests: { method: string; path: string }[];
   /** TLS connections accepted by the DoH and DoT listeners. */
   tlsConnections: { doh: number; dot: number };
   /** TCP connections accepted by the plain TCP listener. */
@@ -153,6 +160,7 @@ export async function startFakeDnsServer(opts: FakeDnsOptions = {}): Promise<Fak
     counts: { udp: 0, tcp: 0, doh: 0, dot: 0 },
     queries: [],
     dohProtocols: [],
+    dohRequests: [],
     tlsConnections: { doh: 0, dot: 0 },
     tcpConnections: 0,
     set(b: FakeDnsBehaviour, transport?: FakeTransport): void {
@@ -173,6 +181,7 @@ export async function startFakeDnsServer(opts: FakeDnsOptions = {}): Promise<Fak
       for (const t of Object.keys(server.counts) as FakeTransport[]) server.counts[t] = 0;
       server.queries.length = 0;
       server.dohProtocols.length = 0;
+      server.dohRequests.length = 0;
       server.tlsConnections.doh = 0;
       server.tlsConnections.dot = 0;
       server.tcpConnections = 0;
@@ -391,6 +400,7 @@ export async function startFakeDnsServer(opts: FakeDnsOptions = {}): Promise<Fak
     res: ServerResponse | Http2ServerResponse,
   ): Promise<void> {
     server.dohProtocols.push(req.httpVersion);
+    server.dohRequests.push({ method: req.method ?? '', path: req.url ?? '/' });
     const url = new URL(req.url ?? '/', 'https://fake.invalid');
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -399,8 +409,16 @@ export async function startFakeDnsServer(opts: FakeDnsOptions = {}): Promise<Fak
       (res as ServerResponse).writeHead(status, headers);
       res.end(body);
     };
-    if (url.pathname === '/moved') return reply(308, { location: '/dns-query' }, '');
-    if (url.pathname === '/loop') return reply(307, { location: '/loop' }, '');
+    const moved: Record<string, [number, string]> = {
+      '/moved': [308, '/dns-query'],
+      '/moved-permanently': [301, '/dns-query'],
+      '/to-get': [301, `/dns-query?dns=${Buffer.concat(chunks).toString('base64url')}`],
+      '/see-other': [303, '/dns-query'],
+      '/to-http': [301, `http://${req.headers.host ?? req.headers[':authority']}/dns-query`],
+      '/loop': [307, '/loop'],
+    };
+    const redirect = moved[url.pathname];
+    if (redirect) return reply(redirect[0], { location: redirect[1] }, '');
     if (url.pathname !== '/dns-query') return reply(404, { 'content-type': 'text/plain' }, 'not found');
     let query: Buffer;
     if (req.method === 'POST') {
@@ -409,7 +427,10 @@ export async function startFakeDnsServer(opts: FakeDnsOptions = {}): Promise<Fak
       }
       query = Buffer.concat(chunks);
     } else {
-      query = Buffer.from(url.searchParams.get('dns') ?? '', 'base64url');
+      // Google answers a GET without its parameter 400 ("problems parsing the GET parameters").
+      const dns = url.searchParams.get('dns');
+      if (!dns) return reply(400, { 'content-type': 'text/plain' }, 'missing dns parameter');
+      query = Buffer.from(dns, 'base64url');
     }
     const b = behaviour('doh');
     if (b.dohStatus) {

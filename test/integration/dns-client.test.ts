@@ -5,10 +5,14 @@
 import type { AddressInfo } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CachedLoader } from '../../src/cache/cached.js';
+import { MemoryCache } from '../../src/cache/memory.js';
+import { ProviderChain } from '../../src/providers/chain.js';
 import {
   createDnsProviders,
   type DnsAnswer,
   type DnsRecordType,
+  DnsResolver,
   type DnsTransport,
   type DnsTransportProvider,
   DohDnsProvider,
@@ -17,6 +21,7 @@ import {
   TlsDnsProvider,
   UdpDnsProvider,
 } from '../../src/providers/dns/index.js';
+import { ProviderRegistry } from '../../src/providers/registry.js';
 import { ProviderError } from '../../src/providers/types.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
 import { DNSKEY_PUBLIC, ip6ArpaName, LONG_TXT_STRINGS } from '../fakes/dns-zones.js';
@@ -428,17 +433,97 @@ describe('DoH specifics', () => {
     }
   });
 
-  it('follows a redirect, staying on https', async () => {
-    const p = provider(new DohDnsProvider(parseResolverUrl(`${dns.dohBase}/moved`), { ca: dns.caPem }));
-    expect((await ask(p, 'example.test', 'A')).rcode).toBe('NOERROR');
-    expect(dns.counts.doh).toBe(1);
-  });
+  /**
+   * Google Public DNS's documented redirect rules (developers.google.com/speed/public-dns/docs/doh, "Redirections"):
+   * a POST redirected by 301/302 is retried as a GET only when the new URL carries `dns=`,
+   * otherwise as a POST; 307/308 always keep the POST; permanent redirects are remembered.
+   */
+  describe('redirects', () => {
+    const doh = (path: string, server = dns) =>
+      provider(new DohDnsProvider(parseResolverUrl(`${server.dohBase}${path}`), { ca: server.caPem }));
 
-  it('gives up after 3 redirects', async () => {
-    const p = provider(new DohDnsProvider(parseResolverUrl(`${dns.dohBase}/loop`), { ca: dns.caPem }));
-    const err = await failure(ask(p, 'example.test', 'A'));
-    expect(err.kind).toBe('http_status');
-    expect(dns.dohProtocols).toHaveLength(4);
+    it.each([
+      ['308', '/moved'],
+      ['301 to a URL without dns=', '/moved-permanently'],
+    ])('POSTs again after a %s', async (_, path) => {
+      expect((await ask(doh(path), 'example.test', 'A')).answers).toHaveLength(1);
+      expect(dns.dohRequests).toEqual([
+        { method: 'POST', path },
+        { method: 'POST', path: '/dns-query' },
+      ]);
+    });
+
+    it.each([false, true])(
+      'follows a 301 to a URL carrying dns= with a GET of that URL (HTTP/1.1 only: %s)',
+      async (http1Only) => {
+        const server = http1Only ? await startFakeDnsServer({ dohHttp1Only: true }) : dns;
+        try {
+          const answer = await ask(doh('/to-get', server), 'www.example.test', 'A');
+          expect(answer.answers.map((rr) => rr.type)).toEqual(['CNAME', 'A']);
+          expect(server.dohRequests.map((r) => r.method)).toEqual(['POST', 'GET']);
+          expect(server.dohRequests[1]?.path).toMatch(/^\/dns-query\?dns=[\w-]+$/);
+          expect(server.queries.map((q) => q.name)).toEqual(['www.example.test']);
+        } finally {
+          if (server !== dns) await server.close();
+        }
+      },
+    );
+
+    it('remembers a permanent redirect to a POST target: later queries go straight there', async () => {
+      const p = doh('/moved');
+      await ask(p, 'example.test', 'A');
+      await ask(p, 'example.com', 'A');
+      expect(dns.dohRequests.map((r) => r.path)).toEqual(['/moved', '/dns-query', '/dns-query']);
+    });
+
+    it('does not remember a redirect to a dns= URL, which holds one question', async () => {
+      const p = doh('/to-get');
+      await ask(p, 'example.test', 'A');
+      await ask(p, 'example.com', 'A');
+      expect(dns.dohRequests.map((r) => `${r.method} ${r.path.replace(/\?.*/, '')}`)).toEqual([
+        'POST /to-get',
+        'GET /dns-query',
+        'POST /to-get',
+        'GET /dns-query',
+      ]);
+    });
+
+    it('refuses a 303 to a URL without dns= (the GET it calls for would carry no question)', async () => {
+      const err = await failure(ask(doh('/see-other'), 'example.test', 'A'));
+      expect(err.kind).toBe('http_status');
+      expect(err.message).toMatch(/303.*without dns=/);
+      expect(dns.dohRequests).toEqual([{ method: 'POST', path: '/see-other' }]);
+    });
+
+    it('refuses a redirect off https', async () => {
+      const err = await failure(ask(doh('/to-http'), 'example.test', 'A'));
+      expect(err.kind).toBe('http_status');
+      expect(err.message).toMatch(/must stay on https/);
+      expect(dns.dohRequests).toHaveLength(1);
+    });
+
+    it('a refused redirect is an operational failure: the next resolver answers', async () => {
+      const registry = new ProviderRegistry();
+      const providers = createDnsProviders([`${dns.dohBase}/see-other`, dns.udp], { ca: dns.caPem });
+      extra.push(...providers);
+      registry.registerChain('dns', providers);
+      const chain = new ProviderChain({
+        loader: new CachedLoader(new MemoryCache(), {}),
+        registry,
+        timeoutMs: 3000,
+      });
+      const result = await new DnsResolver(chain, providers).resolve('example.test', 'A');
+      expect(result.source_id).toBe(providers[1]?.info.id);
+      expect(result.providers_tried.map((a) => a.status)).toEqual(['failed', 'ok']);
+      expect(result.providers_tried[0]?.error).toMatch(/^http_status: .*303/);
+    });
+
+    it('gives up after 3 redirects', async () => {
+      const p = provider(new DohDnsProvider(parseResolverUrl(`${dns.dohBase}/loop`), { ca: dns.caPem }));
+      const err = await failure(ask(p, 'example.test', 'A'));
+      expect(err.kind).toBe('http_status');
+      expect(dns.dohProtocols).toHaveLength(4);
+    });
   });
 
   it.each([

@@ -69,6 +69,13 @@ describe('the bundled geolocation data', () => {
         text: 'IP Geolocation by DB-IP',
         url: 'https://db-ip.com',
         license: 'CC BY 4.0',
+        license_url: 'https://creativecommons.org/licenses/by/4.0/',
+      });
+      // Dated by the files' build time; the package names its release (2.3.YYYYMMDDhh), a few days later.
+      expect(body.data, ip).toEqual({
+        built_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+        age_days: expect.any(Number),
+        stale: expect.any(Boolean),
       });
     }
   }, 60_000);

@@ -25,6 +25,10 @@ const dbip = (country: string, state1: string, city: string, latitude: number, l
   state2: '',
   timezone: '',
 });
+/** When the test databases were built (DB-IP's June 2026 release, as bundled), and the app clock: 15 days on. */
+const BUILT = Date.parse('2026-06-05T00:00:00Z');
+const DAY = 86_400_000;
+let now = BUILT + 15 * DAY;
 const V4 = join(dir, 'dbip-city-ipv4.mmdb');
 const V6 = join(dir, 'dbip-city-ipv6.mmdb');
 writeFileSync(
@@ -37,7 +41,7 @@ writeFileSync(
       },
       { cidr: '172.224.226.0/24', data: dbip('GB', 'England', 'London', 51.5085, -0.1257) },
     ],
-    { ipVersion: 4, databaseType: 'city ipv4' },
+    { ipVersion: 4, databaseType: 'city ipv4', buildEpoch: BUILT / 1000 },
   ),
 );
 writeFileSync(
@@ -45,6 +49,7 @@ writeFileSync(
   buildMmdb([{ cidr: '2001:200::/32', data: dbip('JP', 'Tokyo', 'Chiyoda', 35.694, 139.754) }], {
     ipVersion: 6,
     databaseType: 'city ipv6',
+    buildEpoch: BUILT / 1000,
   }),
 );
 
@@ -55,7 +60,10 @@ beforeAll(async () => {
     routes: { '/data/maxmind-geo-lite/data.json': { json: fixture('ripestat/maxmind-geo-lite.json') } },
   });
 });
-afterEach(() => ripestat.reset());
+afterEach(() => {
+  ripestat.reset();
+  now = BUILT + 15 * DAY;
+});
 afterAll(async () => {
   await ripestat.close();
   rmSync(dir, { recursive: true, force: true });
@@ -71,6 +79,7 @@ async function app(overrides: Partial<Config> = {}) {
       ...overrides,
     },
     ca: (await getTestPki()).caPem,
+    clock: () => now,
   });
 }
 type App = Awaited<ReturnType<typeof app>>;
@@ -99,7 +108,16 @@ describe('GET /api/ip-geo', () => {
       source: 'GeoIP database (MMDB)',
       source_id: 'geoip-mmdb',
       providers_tried: [{ id: 'geoip-mmdb', name: 'GeoIP database (MMDB)', status: 'ok' }],
-      attribution: [{ text: 'IP Geolocation by DB-IP', url: 'https://db-ip.com', license: 'CC BY 4.0' }],
+      // CC BY 4.0 asks for a link to the licence with the notice.
+      attribution: [
+        {
+          text: 'IP Geolocation by DB-IP',
+          url: 'https://db-ip.com',
+          license: 'CC BY 4.0',
+          license_url: 'https://creativecommons.org/licenses/by/4.0/',
+        },
+      ],
+      data: { built_at: '2026-06-05T00:00:00.000Z', age_days: 15, stale: false },
     });
     const again = await geo(a, '1.0.0.1');
     expect(again.headers['x-service-cache']).toBe('HIT');
@@ -138,6 +156,8 @@ describe('GET /api/ip-geo', () => {
       attribution: [
         { text: expect.stringContaining('RIPEstat'), url: expect.stringContaining('stat.ripe.net') },
       ],
+      // RIPEstat's snapshot time (result_time, UTC): the fixture's GeoLite2 copy is a year older than the clock.
+      data: { built_at: '2025-06-10T20:45:38.000Z', age_days: 374, stale: true },
     });
     expect(res.json().providers_tried[0]).not.toHaveProperty('error');
     const [req] = ripestat.requests;
@@ -260,5 +280,69 @@ describe('GET /api/ip-geo', () => {
         interval: 20,
       },
     );
+  });
+});
+
+describe('the age of the GeoIP data', () => {
+  const listing = async (a: App) =>
+    (await a.inject('/api/providers')).json().providers.find((p: { id: string }) => p.id === 'geoip-mmdb');
+
+  it('/api/providers shows it once the database is open', async () => {
+    const a = await app();
+    // Nothing has opened the files yet (an inject-only app never listens): nothing to tell.
+    expect(await listing(a)).not.toHaveProperty('data');
+    await geo(a, '1.0.0.1');
+    expect((await listing(a)).data).toEqual({
+      built_at: '2026-06-05T00:00:00.000Z',
+      age_days: 15,
+      stale: false,
+    });
+    now += 50 * DAY;
+    expect((await listing(a)).data).toEqual({
+      built_at: '2026-06-05T00:00:00.000Z',
+      age_days: 65,
+      stale: true,
+    });
+  });
+
+  it('past 60 days by the app clock: /readyz stays 200 with a warning, logged once', async () => {
+    const { logger, lines } = capturingLogger('info');
+    const a = await buildTestApp({
+      config: { geoipDb: `${V4},${V6}`, geoipAsnDb: fixturePath('ip/asn-ipv4.csv') },
+      logger,
+      clock: () => now,
+    });
+    const ready = await a.inject('/readyz');
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready', cache: 'memory' });
+
+    now = BUILT + 61 * DAY;
+    const stale = await a.inject('/readyz');
+    expect(stale.statusCode).toBe(200);
+    expect(stale.json()).toEqual({
+      status: 'ready',
+      cache: 'memory',
+      warnings: [
+        {
+          code: 'geoip_data_stale',
+          message: expect.stringMatching(/built 2026-06-05, 61 days ago .*GEOIP_DB/),
+          built_at: '2026-06-05T00:00:00.000Z',
+          age_days: 61,
+        },
+      ],
+    });
+    expect((await geo(a, '1.0.0.1')).json().data).toMatchObject({ age_days: 61, stale: true });
+    await a.inject('/readyz');
+    await a.inject('/api/providers');
+    const warnings = lines().filter((l) => String(l.msg).startsWith('GeoIP data is stale'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ level: 40, built_at: '2026-06-05T00:00:00.000Z', age_days: 61 });
+  });
+
+  it('a database that cannot open does not make /readyz fail: the chain falls back to RIPEstat', async () => {
+    const a = await app({ geoipDb: join(dir, 'missing.mmdb') });
+    const ready = await a.inject('/readyz');
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready', cache: 'memory' });
   });
 });

@@ -34,9 +34,11 @@ writeFileSync(
         },
       },
     ],
-    { ipVersion: 4, databaseType: 'city ipv4' },
+    { ipVersion: 4, databaseType: 'city ipv4', buildEpoch: Date.parse('2026-06-05T00:00:00Z') / 1000 },
   ),
 );
+/** The app clock: 15 days after the database was built. */
+const NOW = Date.parse('2026-06-20T00:00:00Z');
 
 let dns: FakeDnsServer;
 beforeAll(async () => {
@@ -68,8 +70,16 @@ async function app(overrides: Partial<Config> = {}) {
       ...overrides,
     },
     ca: (await getTestPki()).caPem,
+    clock: () => NOW,
   });
 }
+
+const DBIP_NOTICE = {
+  text: 'IP Geolocation by DB-IP',
+  url: 'https://db-ip.com',
+  license: 'CC BY 4.0',
+  license_url: 'https://creativecommons.org/licenses/by/4.0/',
+};
 
 const CLIENT = '1.0.0.7';
 const SPOOFED = {
@@ -103,8 +113,9 @@ describe('GET /api/my-ip', () => {
         timezone: null,
         network: '1.0.0.0/24',
         accuracy_note: expect.stringContaining('never identifies a device'),
-        // Named like the DB-IP file, so its data carries DB-IP's notice.
-        attribution: [{ text: 'IP Geolocation by DB-IP', url: 'https://db-ip.com', license: 'CC BY 4.0' }],
+        // Named like the DB-IP file, so its data carries DB-IP's notice, linking the licence.
+        attribution: [DBIP_NOTICE],
+        data: { built_at: '2026-06-05T00:00:00.000Z', age_days: 15, stale: false },
       },
       asn: { number: 13335, org: 'Cloudflare, Inc.', attribution: [] },
       // The relay lists are unreachable in tests: not loaded, so no verdict.

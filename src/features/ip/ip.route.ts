@@ -27,8 +27,8 @@ const PRIVACY_CACHE = { hit: false, maxAge: PRIVACY_TTL };
 export default async function ipRoutes(base: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   const { database, relays, geo } = base.ipSources;
-  const geoDeps = { chain: ctx.chain, providers: geo, database, relays };
-  const myIpDeps = { database, relays, resolver: ctx.dns };
+  const geoDeps = { chain: ctx.chain, providers: geo, database, relays, clock: ctx.clock };
+  const myIpDeps = { database, relays, resolver: ctx.dns, clock: ctx.clock };
 
   app.get(
     '/api/my-ip',

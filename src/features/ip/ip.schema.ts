@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { AttributionFields } from '../shared.schema.js';
+import { AttributionFields, DataAgeSchema } from '../shared.schema.js';
 
 const Nullable = <T extends TSchema>(schema: T, description?: string) =>
   Type.Union([schema, Type.Null()], description ? { description } : {});
@@ -21,6 +21,9 @@ export const DataAttributionSchema = Type.Object(
     text: Type.String(),
     url: Type.String(),
     license: Type.Optional(Type.String()),
+    license_url: Type.Optional(
+      Type.String({ description: 'The licence text (CC BY 4.0 asks for its link).' }),
+    ),
   },
   { description: 'A data set licence notice; show it wherever the data is shown.' },
 );
@@ -83,6 +86,11 @@ export const IpGeoResponseSchema = Type.Object({
   ),
   ...AttributionFields,
   attribution: Type.Array(DataAttributionSchema),
+  data: Nullable(
+    DataAgeSchema,
+    "The date of the location data that answered (the database's build time, or RIPEstat's snapshot); " +
+      'null when the source does not say.',
+  ),
 });
 export type IpGeoResponse = Static<typeof IpGeoResponseSchema>;
 
@@ -96,6 +104,7 @@ const MyIpGeoSchema = Type.Object({
   network: Nullable(Type.String()),
   accuracy_note: Type.String(),
   attribution: Type.Array(DataAttributionSchema),
+  data: Nullable(DataAgeSchema, "The date of the location data (the database's build time)."),
 });
 
 export const MyIpResponseSchema = Type.Object({

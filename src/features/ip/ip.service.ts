@@ -3,10 +3,13 @@
  * consult the offline data (and for ip-geo the chain's fallback), shape the
  * answer. Providers come in as arguments so tests hand in fakes.
  */
+
+import type { Clock } from '../../cache/types.js';
 import { AppError } from '../../errors.js';
 import { reverseName } from '../../net/names.js';
 import type { ChainResult, ProviderChain } from '../../providers/chain.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
+import { type DataAge, dataAge } from '../../providers/ip/data-age.js';
 import type { DataAttribution, GeoLocation, GeoProvider } from '../../providers/ip/geo.js';
 import type { AsnAnswer, GeoIpDatabase } from '../../providers/ip/geoip-mmdb.js';
 import type { ParsedIp } from '../../providers/ip/ip-number.js';
@@ -44,6 +47,8 @@ export interface IpGeoDeps {
   providers: readonly GeoProvider[];
   database: GeoDatabase;
   relays: Relays;
+  /** The app clock: how old the data is, as of this answer. */
+  clock: Clock;
 }
 
 export interface IpGeoLookup {
@@ -76,6 +81,10 @@ function mergeAttribution(...lists: (readonly DataAttribution[] | undefined)[]):
     for (const a of list ?? []) if (!out.some((o) => o.text === a.text && o.url === a.url)) out.push(a);
   }
   return out;
+}
+
+function ageOf(builtAt: string | null, clock: Clock): DataAge | null {
+  return builtAt === null ? null : dataAge(builtAt, clock());
 }
 
 function isRelay(verdict: RelayVerdict): boolean | null {
@@ -117,6 +126,8 @@ export async function lookupIpGeo(
     source_id: result.source_id,
     providers_tried: result.providers_tried,
     attribution: mergeAttribution(geo.attribution, asn?.attribution),
+    // Computed per answer: a cached location keeps its build time, its age moves on.
+    data: ageOf(geo.data_built_at, deps.clock),
   };
   return { body, cache: result.cache };
 }
@@ -149,6 +160,7 @@ export interface MyIpDeps {
   database: GeoDatabase;
   relays: Relays;
   resolver: Pick<DnsResolver, 'resolve'>;
+  clock: Clock;
   reverseDnsTimeoutMs?: number;
 }
 
@@ -167,7 +179,7 @@ async function reverseDns(
   }
 }
 
-async function offlineGeo(database: GeoDatabase, ip: ParsedIp): Promise<MyIpResponse['geo']> {
+async function offlineGeo(database: GeoDatabase, ip: ParsedIp, clock: Clock): Promise<MyIpResponse['geo']> {
   try {
     const geo = await database.locate(ip);
     if (geo === null) return null;
@@ -181,6 +193,7 @@ async function offlineGeo(database: GeoDatabase, ip: ParsedIp): Promise<MyIpResp
       network: geo.network,
       accuracy_note: accuracyNote(geo.accuracy_radius_km),
       attribution: geo.attribution,
+      data: ageOf(geo.data_built_at, clock),
     };
   } catch {
     return null;
@@ -221,7 +234,7 @@ export async function describeConnection(deps: MyIpDeps, conn: ConnectionFacts):
   }
   const [reverse, geo, asn] = await Promise.all([
     reverseDns(deps.resolver, text, deps.reverseDnsTimeoutMs ?? REVERSE_DNS_TIMEOUT_MS),
-    offlineGeo(deps.database, ip),
+    offlineGeo(deps.database, ip, deps.clock),
     deps.database.lookupAsn(ip),
   ]);
   const verdict = deps.relays.classify(ip);

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { DataAgeSchema } from '../shared.schema.js';
 
 const ProviderSchema = Type.Object({
   id: Type.String(),
@@ -40,6 +41,12 @@ const ProviderSchema = Type.Object({
       },
     ),
   ),
+  data: Type.Optional({
+    ...DataAgeSchema,
+    description:
+      'For a provider that answers from its own data set (the GeoIP database): how old the data in use is. ' +
+      'Present once the data is open (right after start-up).',
+  }),
 });
 
 export const ProvidersResponseSchema = Type.Object(

@@ -11,6 +11,11 @@
  * non-idempotent) nor keeps to one connection per origin. When a server
  * picks `http/1.1` the origin is remembered as HTTP/1.1-only and served by
  * the shared keep-alive HTTP client instead.
+ *
+ * Redirects are followed as Google Public DNS documents them for its DoH
+ * service (developers.google.com/speed/public-dns/docs/doh, "Redirections"),
+ * which RFC 8484 leaves to HTTP (§1: DoH "aligns itself with HTTP features
+ * such as ... redirection"): see `redirected` below.
  */
 import {
   type ClientHttp2Session,
@@ -22,6 +27,7 @@ import {
 } from 'node:http2';
 import { isIP } from 'node:net';
 import { type TLSSocket, connect as tlsConnect } from 'node:tls';
+import { redirectRefusal } from '../../net/redirect.js';
 import { classifyError, HttpClient, USER_AGENT } from '../http-client.js';
 import { ProviderError, type ProviderInfo } from '../types.js';
 import { abortable, abortError } from './abort.js';
@@ -41,6 +47,16 @@ export interface DohTransportOptions extends TransportIdentity {
 const MEDIA_TYPE = 'application/dns-message';
 /** Redirects followed per query; each must stay on https. */
 const MAX_REDIRECTS = 3;
+/** The redirect statuses a resolver may send: Google's four (301, 302, 307, 308) and 303 (RFC 9110 §15.4.4). */
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+/** Permanent redirects (RFC 9110 §15.4.2, §15.4.9), which Google asks clients to remember. */
+const PERMANENT_STATUSES: ReadonlySet<number> = new Set([301, 308]);
+
+/** One HTTP exchange of a query: the wire message POSTed, or a GET whose URL carries it (`?dns=`). */
+interface DohRequest {
+  method: 'POST' | 'GET';
+  url: string;
+}
 
 interface DohResponse {
   status: number;
@@ -71,6 +87,8 @@ export class DohDnsProvider implements DnsTransportProvider {
   readonly #live = new Map<string, OriginState>();
   readonly #opening = new Map<string, Promise<OriginState>>();
   #http1: HttpClient | undefined;
+  /** Where a permanent redirect moved the resolver, for the provider's lifetime (see `redirected`). */
+  #movedTo: string | undefined;
 
   constructor(endpoint: ResolverEndpoint, opts: DohTransportOptions = {}) {
     this.info = resolverInfo(endpoint, opts.id);
@@ -80,28 +98,35 @@ export class DohDnsProvider implements DnsTransportProvider {
 
   async query(name: string, type: DnsRecordType, signal: AbortSignal): Promise<DnsAnswer> {
     const body = encodeQuery(0, { name, type });
-    let url = this.#url;
+    let request: DohRequest = { method: 'POST', url: this.#movedTo ?? this.#url };
+    let permanent = true;
     for (let hop = 0; ; hop++) {
-      const res = await this.#post(url, body, signal);
-      if (res.status >= 300 && res.status < 400 && res.location !== undefined) {
+      const res = await this.#send(request, body, signal);
+      if (REDIRECT_STATUSES.has(res.status)) {
         if (hop >= MAX_REDIRECTS)
-          throw new ProviderError('http_status', `more than ${MAX_REDIRECTS} redirects from ${hostOf(url)}`);
-        const next = new URL(res.location, url);
-        if (next.protocol !== 'https:')
-          throw new ProviderError('http_status', `${hostOf(url)} redirected to a non-https URL`);
-        // Re-POSTed whatever the 3xx code: a DoH query has no meaningful bodiless form to turn into.
-        url = next.toString();
+          throw new ProviderError(
+            'http_status',
+            `more than ${MAX_REDIRECTS} redirects from ${hostOf(request.url)}`,
+          );
+        const next = redirected(request, res);
+        permanent &&= PERMANENT_STATUSES.has(res.status);
+        // Google: permanent redirects "should be cached indefinitely". Only a POST target can be
+        // reused: a `dns=` URL carries this one question.
+        if (permanent && next.method === 'POST') this.#movedTo = next.url;
+        request = next;
         continue;
       }
-      if (res.status === 429) throw new ProviderError('rate_limited', `HTTP 429 from ${hostOf(url)}`);
+      const from = hostOf(request.url);
+      if (res.status === 429) throw new ProviderError('rate_limited', `HTTP 429 from ${from}`);
       if (res.status < 200 || res.status >= 300)
-        throw new ProviderError('http_status', `HTTP ${res.status} from ${hostOf(url)}`);
+        throw new ProviderError('http_status', `HTTP ${res.status} from ${from}`);
       if (res.contentType !== MEDIA_TYPE) {
         throw new ProviderError(
           'bad_response',
-          `${hostOf(url)} answered with content-type "${res.contentType || 'none'}"`,
+          `${from} answered with content-type "${res.contentType || 'none'}"`,
         );
       }
+      // A `dns=` URL the resolver built could carry another question or id: the answer is checked against ours.
       return expectAnswer(res.body, 0, { name, type });
     }
   }
@@ -118,33 +143,38 @@ export class DohDnsProvider implements DnsTransportProvider {
     await http1?.close();
   }
 
-  async #post(url: string, body: Buffer, signal: AbortSignal): Promise<DohResponse> {
-    const origin = new URL(url).origin;
-    const state = await abortable(this.#origin(origin), signal, url);
-    if (state.protocol === 'http/1.1') return this.#postHttp1(url, body, signal);
+  async #send(req: DohRequest, body: Buffer, signal: AbortSignal): Promise<DohResponse> {
+    const origin = new URL(req.url).origin;
+    const state = await abortable(this.#origin(origin), signal, req.url);
+    if (state.protocol === 'http/1.1') return this.#sendHttp1(req, body, signal);
     try {
-      return await postHttp2(state.session, url, body, signal);
+      return await exchangeHttp2(state.session, req, body, signal);
     } catch (err) {
       // The server closed a pooled connection (idle timeout, GOAWAY) under our
       // stream: nothing is known about the resolver yet, so try once more on a new one.
       if (err instanceof SessionGone && err.reused && !signal.aborted) {
-        const fresh = await abortable(this.#origin(origin), signal, url);
-        if (fresh.protocol === 'h2') return postHttp2(fresh.session, url, body, signal);
-        return this.#postHttp1(url, body, signal);
+        const fresh = await abortable(this.#origin(origin), signal, req.url);
+        if (fresh.protocol === 'h2') return exchangeHttp2(fresh.session, req, body, signal);
+        return this.#sendHttp1(req, body, signal);
       }
       throw err;
     }
   }
 
-  async #postHttp1(url: string, body: Buffer, signal: AbortSignal): Promise<DohResponse> {
+  async #sendHttp1(req: DohRequest, body: Buffer, signal: AbortSignal): Promise<DohResponse> {
     this.#http1 ??= new HttpClient({ ca: this.#opts.ca });
-    const res = await this.#http1.send(url, {
-      method: 'POST',
-      headers: { 'content-type': MEDIA_TYPE, accept: MEDIA_TYPE },
-      body,
-      signal,
-      maxBytes: MAX_MESSAGE_BYTES,
-    });
+    const res = await this.#http1.send(
+      req.url,
+      req.method === 'POST'
+        ? {
+            method: 'POST',
+            headers: { 'content-type': MEDIA_TYPE, accept: MEDIA_TYPE },
+            body,
+            signal,
+            maxBytes: MAX_MESSAGE_BYTES,
+          }
+        : { method: 'GET', headers: { accept: MEDIA_TYPE }, signal, maxBytes: MAX_MESSAGE_BYTES },
+    );
     const location = res.headers.location;
     return {
       status: res.status,
@@ -190,10 +220,58 @@ export class DohDnsProvider implements DnsTransportProvider {
     session.on('goaway', forget);
     session.on('close', forget);
     session.setTimeout(this.#opts.idleTimeoutMs ?? 30_000, () => session.close());
-    // An idle session must not keep the process alive; postHttp2 refs it while streams run.
+    // An idle session must not keep the process alive; exchangeHttp2 refs it while streams run.
     session.unref();
     return state;
   }
+}
+
+/**
+ * The request a redirect leads to, or the ProviderError that refuses it (the
+ * chain then asks the next resolver). Google Public DNS's rules, with RFC 9110:
+ *  - 307 and 308 keep the method (RFC 9110 §15.4.8-9; Google: a POST that gets
+ *    them "should always be retried with POST");
+ *  - 301 and 302 to a POST: a GET only when the new URL carries a `dns`
+ *    parameter (the resolver put the question there), else a POST again;
+ *  - 303 means "GET this URL" (§15.4.4), and a GET reached by a redirect stays
+ *    a GET: either is useful only when the URL carries `dns`, so a URL without
+ *    it is refused rather than sent a request that holds no question.
+ * Following, not refusing, is the careful choice for a resolver: Google
+ * documents redirects as part of its DoH API and moved its own service by
+ * them (dns.google.com to dns.google, docs/doh/migration), so refusing would
+ * turn a documented move into an outage of the primary resolver. Every hop is
+ * still held to https (a resolver has no reason to leave TLS, and what it
+ * answers is trusted) and to net/redirect.ts's rules, and the hops are counted.
+ */
+function redirected(from: DohRequest, res: DohResponse): DohRequest {
+  const host = hostOf(from.url);
+  if (res.location === undefined)
+    throw new ProviderError('http_status', `HTTP ${res.status} from ${host} without a Location`);
+  let target: URL;
+  try {
+    target = new URL(res.location, from.url);
+  } catch {
+    throw new ProviderError('http_status', `${host} redirected to an unusable Location`);
+  }
+  const refusal =
+    target.protocol === 'https:'
+      ? redirectRefusal(target, new URL(from.url))
+      : 'a resolver must stay on https';
+  if (refusal !== undefined) {
+    throw new ProviderError(
+      'http_status',
+      `${host} redirected to ${target.protocol}//${target.host}: ${refusal}`,
+    );
+  }
+  const url = target.toString();
+  const carriesQuery = target.searchParams.has('dns');
+  if (from.method === 'POST' && (res.status === 307 || res.status === 308)) return { method: 'POST', url };
+  if (from.method === 'POST' && res.status !== 303 && !carriesQuery) return { method: 'POST', url };
+  if (carriesQuery) return { method: 'GET', url };
+  throw new ProviderError(
+    'http_status',
+    `${host} answered ${res.status} calling for a GET to a URL without dns=, which would carry no question`,
+  );
 }
 
 /** Active stream count per session, to ref the session only while something waits on it. */
@@ -201,12 +279,13 @@ const activeStreams = new WeakMap<ClientHttp2Session, number>();
 /** Sessions that have completed at least one exchange (a later failure may be a stale pooled connection). */
 const provenSessions = new WeakSet<ClientHttp2Session>();
 
-function postHttp2(
+function exchangeHttp2(
   session: ClientHttp2Session,
-  url: string,
+  req: DohRequest,
   body: Buffer,
   signal: AbortSignal,
 ): Promise<DohResponse> {
+  const { url } = req;
   if (signal.aborted) return Promise.reject(abortError(signal, url));
   if (session.closed || session.destroyed) {
     return Promise.reject(new SessionGone(true, `HTTP/2 connection to ${hostOf(url)} closed`));
@@ -214,14 +293,22 @@ function postHttp2(
   const target = new URL(url);
   let stream: ClientHttp2Stream;
   try {
-    stream = session.request({
-      [h2.HTTP2_HEADER_METHOD]: 'POST',
+    const common = {
       [h2.HTTP2_HEADER_PATH]: `${target.pathname}${target.search}`,
-      'content-type': MEDIA_TYPE,
       accept: MEDIA_TYPE,
-      'content-length': String(body.length),
       'user-agent': USER_AGENT,
-    });
+    };
+    stream = session.request(
+      req.method === 'POST'
+        ? {
+            ...common,
+            [h2.HTTP2_HEADER_METHOD]: 'POST',
+            'content-type': MEDIA_TYPE,
+            'content-length': String(body.length),
+          }
+        : { ...common, [h2.HTTP2_HEADER_METHOD]: 'GET' },
+      { endStream: req.method === 'GET' },
+    );
   } catch (err) {
     return Promise.reject(new SessionGone(provenSessions.has(session), classifyError(err, url).message));
   }
@@ -295,7 +382,7 @@ function postHttp2(
         );
       } else settle(new ProviderError('network', `stream to ${hostOf(url)} closed before the body ended`));
     });
-    stream.end(body);
+    if (req.method === 'POST') stream.end(body);
   });
 }
 

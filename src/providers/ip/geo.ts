@@ -10,7 +10,14 @@ export interface DataAttribution {
   text: string;
   url: string;
   license?: string;
+  /** The licence itself: CC BY 4.0 §3(a)(1)(C) asks that the notice include its URI or a link to it. */
+  license_url?: string;
 }
+
+const CC_BY_4 = {
+  license: 'CC BY 4.0',
+  license_url: 'https://creativecommons.org/licenses/by/4.0/',
+} as const;
 
 export interface GeoFields {
   /** ISO 3166-1 alpha-2, upper case. */
@@ -29,6 +36,8 @@ export interface GeoLocation extends GeoFields {
   /** The network the record is filed under (CIDR), when the source says. */
   network: string | null;
   attribution: DataAttribution[];
+  /** When the data set that answered was built (ISO 8601), when the source says (data-age.ts). */
+  data_built_at: string | null;
 }
 
 /**
@@ -43,19 +52,20 @@ export const DBIP_ATTRIBUTION: DataAttribution = Object.freeze({
   // The wording and link the DB-IP Lite licence asks for (CC BY 4.0).
   text: 'IP Geolocation by DB-IP',
   url: 'https://db-ip.com',
-  license: 'CC BY 4.0',
+  ...CC_BY_4,
 });
 
 export const GEOLITE2_ATTRIBUTION: DataAttribution = Object.freeze({
   text: 'This product includes GeoLite2 data created by MaxMind',
   url: 'https://www.maxmind.com',
   license: 'GeoLite2 End User License Agreement',
+  license_url: 'https://www.maxmind.com/en/geolite2/eula',
 });
 
 /** Both halves of the ip-location-db ASN data name their sources (ROUTEVIEWS-LICENSE, NRO_LICENSE). */
 export const ASN_DATA_ATTRIBUTION: readonly DataAttribution[] = Object.freeze([
-  Object.freeze({ text: 'AS numbers: RouteViews', url: 'https://www.routeviews.org/', license: 'CC BY 4.0' }),
-  Object.freeze({ text: 'AS numbers: NRO statistics', url: 'https://www.nro.net/', license: 'CC BY 4.0' }),
+  Object.freeze({ text: 'AS numbers: RouteViews', url: 'https://www.routeviews.org/', ...CC_BY_4 }),
+  Object.freeze({ text: 'AS numbers: NRO statistics', url: 'https://www.nro.net/', ...CC_BY_4 }),
   DBIP_ATTRIBUTION,
 ]);
 

@@ -14,6 +14,11 @@
  * a minute, not on every request. A miss (no record for a public address) is
  * thrown like a failure, so the ip-geo chain moves on to its fallback.
  * close() closes the files (and stops an ASN index build in flight).
+ *
+ * The data is as old as its files' build_epoch: every answer carries that
+ * date, and dataAge() tells /api/providers and /readyz. Past 60 days
+ * (data-age.ts) a warning is logged, once per process, whenever it is
+ * first noticed: at load, or later as the process runs on.
  */
 import { basename } from 'node:path';
 import type { Clock } from '../../cache/types.js';
@@ -22,6 +27,7 @@ import type { AsnIndex } from './asn-index.js';
 import { openAsnIndex } from './asn-index-build.js';
 import type { AsnHit } from './asn-table.js';
 import type { BlockFileOptions } from './block-file.js';
+import { buildTime, type DataAge, dataAge, GEO_DATA_MAX_AGE_DAYS } from './data-age.js';
 import {
   asnAttribution,
   type DataAttribution,
@@ -39,6 +45,8 @@ interface OpenDatabase {
   reader: MmdbFile;
   ipVersion: 4 | 6;
   attribution: DataAttribution[];
+  /** The file's build_epoch (ISO 8601), null when it has none. */
+  builtAt: string | null;
 }
 
 interface OpenAsn {
@@ -109,6 +117,9 @@ export class GeoIpDatabase implements GeoProvider {
   readonly #geo: Lazy<OpenDatabase[]>;
   readonly #asn: Lazy<OpenAsn>;
   readonly #closing = new AbortController();
+  /** The oldest build time among the open files: what an operator has to refresh. */
+  #builtAt: string | null = null;
+  #warnedStale = false;
 
   constructor(opts: GeoIpDatabaseOptions) {
     this.info = opts.info;
@@ -138,6 +149,36 @@ export class GeoIpDatabase implements GeoProvider {
     if (asn.status === 'fulfilled') asn.value?.index.close();
   }
 
+  /**
+   * How old the data is, by the app clock: undefined until the files are open
+   * (right after the server listens) or when none has a build time. Logs the
+   * stale warning the first time it finds the data past GEO_DATA_MAX_AGE_DAYS.
+   */
+  dataAge(): DataAge | undefined {
+    if (this.#builtAt === null) return undefined;
+    const age = dataAge(this.#builtAt, this.#opts.clock());
+    if (age.stale && !this.#warnedStale) {
+      this.#warnedStale = true;
+      this.#opts.log.warn(
+        {
+          provider: this.info.id,
+          built_at: age.built_at,
+          age_days: age.age_days,
+          max_age_days: GEO_DATA_MAX_AGE_DAYS,
+        },
+        'GeoIP data is stale: DB-IP Lite is released monthly; point GEOIP_DB at a fresh copy (docs/operations.md, "GeoIP data")',
+      );
+    }
+    return age;
+  }
+
+  /** dataAge() once the files are open (opening them if nothing has yet); undefined when they cannot open. */
+  async loadedDataAge(): Promise<DataAge | undefined> {
+    if (this.#closing.signal.aborted) return undefined;
+    await this.#geo.get().catch(() => undefined);
+    return this.dataAge();
+  }
+
   async locate(ip: ParsedIp, _signal?: AbortSignal): Promise<GeoLocation | null> {
     if (this.#closing.signal.aborted) throw new ProviderError('upstream_error', 'GeoIP database closed');
     let databases: OpenDatabase[];
@@ -154,7 +195,12 @@ export class GeoIpDatabase implements GeoProvider {
       const [raw, prefixLength] = read(db, ip);
       const fields = raw === null ? undefined : normalizeGeoRecord(raw);
       if (!fields || (fields.country_code === null && fields.latitude === null)) continue;
-      return { ...fields, network: prefixOf(ip, prefixLength), attribution: db.attribution };
+      return {
+        ...fields,
+        network: prefixOf(ip, prefixLength),
+        attribution: db.attribution,
+        data_built_at: db.builtAt,
+      };
     }
     // Not a failure: the database answered, and this address is not in it.
     return null;
@@ -186,8 +232,14 @@ export class GeoIpDatabase implements GeoProvider {
         } catch (err) {
           throw new Error(`${basename(path)}: ${messageOf(err)}`, { cause: err });
         }
-        const { ipVersion, databaseType } = reader.metadata;
-        databases.push({ path, reader, ipVersion, attribution: mmdbAttribution(path, databaseType) });
+        const { ipVersion, databaseType, buildEpoch } = reader.metadata;
+        databases.push({
+          path,
+          reader,
+          ipVersion,
+          attribution: mmdbAttribution(path, databaseType),
+          builtAt: buildTime(buildEpoch),
+        });
       }
       this.#opts.log.info(
         {
@@ -201,6 +253,9 @@ export class GeoIpDatabase implements GeoProvider {
         },
         'GeoIP database loaded',
       );
+      const built = databases.flatMap((d) => (d.builtAt === null ? [] : [d.builtAt])).sort();
+      this.#builtAt = built[0] ?? null;
+      this.dataAge();
       return databases;
     } catch (err) {
       for (const d of databases) d.reader.close();

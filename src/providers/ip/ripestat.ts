@@ -1,5 +1,6 @@
 import { RipestatAdapter } from '../ripestat-data.js';
 import { ProviderError } from '../types.js';
+import { buildTime } from './data-age.js';
 import { coordinate, type DataAttribution, type GeoLocation, type GeoProvider } from './geo.js';
 import { formatIp, type ParsedIp } from './ip-number.js';
 
@@ -45,6 +46,10 @@ export class RipestatGeo extends RipestatAdapter implements GeoProvider {
       accuracy_radius_km: null,
       network: best?.resources?.[0] ?? null,
       attribution: [RIPESTAT_GEO_ATTRIBUTION],
+      // The time of the GeoLite2 snapshot the answer comes from (RIPEstat's result_time; UTC, no offset given).
+      data_built_at: buildTime(stringOf(data.result_time) ?? stringOf(data.latest_time)),
     };
   }
 }
+
+const stringOf = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);

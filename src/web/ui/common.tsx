@@ -99,6 +99,7 @@ interface Licence {
   text: string;
   url: string;
   license?: string;
+  license_url?: string;
 }
 
 function isAttempts(value: unknown): value is ProviderAttempt[] {
@@ -159,7 +160,20 @@ export function Attribution({ data }: { data: unknown }) {
           <a href={l.url} rel="noreferrer noopener" target="_blank">
             {l.text}
           </a>
-          {l.license && <span class="muted"> ({l.license})</span>}
+          {l.license && (
+            <span class="muted">
+              {' '}
+              (
+              {l.license_url ? (
+                <a href={l.license_url} rel="noreferrer noopener license" target="_blank">
+                  {l.license}
+                </a>
+              ) : (
+                l.license
+              )}
+              )
+            </span>
+          )}
         </span>
       ))}
     </footer>

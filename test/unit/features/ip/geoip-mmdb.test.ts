@@ -165,6 +165,8 @@ describe('GeoIpDatabase', () => {
       accuracy_radius_km: null,
       network: '81.2.69.0/24',
       attribution: [DBIP_ATTRIBUTION],
+      // The test writer's default build_epoch.
+      data_built_at: '2026-05-28T20:26:40.000Z',
     });
     expect(await db.locate(parseIp('2a02:26f7:c700:4000::1')!)).toMatchObject({
       country_code: 'NL',
@@ -269,6 +271,86 @@ describe('GeoIpDatabase', () => {
     });
     expect(lines.find((l) => l.msg === 'ASN table loaded')?.obj).toMatchObject({ index: 'memory' });
     await db.close();
+  });
+
+  describe('the age of its data', () => {
+    const DAY = 86_400_000;
+    const built = (iso: string, name: string) =>
+      write(
+        name,
+        buildMmdb([{ cidr: '81.2.69.0/24', data: dbip('GB', 'London', 51.5, -0.09) }], {
+          ipVersion: 4,
+          databaseType: 'city ipv4',
+          buildEpoch: Date.parse(iso) / 1000,
+        }),
+      );
+    const JUNE = built('2026-06-05T00:00:00Z', 'dbip-june.mmdb');
+    const JULY = built('2026-07-03T00:00:00Z', 'dbip-july.mmdb');
+    const dated = (paths: string[], clock: () => number, log = recorder().log) =>
+      new GeoIpDatabase({ info, mmdbPaths: paths, asnPaths: [ASN4], clock, log });
+
+    it('is unknown until the files are open, then the oldest file build time, aged by the app clock', async () => {
+      let at = Date.parse('2026-07-15T12:00:00Z');
+      const db = dated([JULY, JUNE], () => at);
+      expect(db.dataAge()).toBeUndefined();
+      expect(await db.loadedDataAge()).toEqual({
+        built_at: '2026-06-05T00:00:00.000Z',
+        age_days: 40,
+        stale: false,
+      });
+      at += 10 * DAY;
+      expect(db.dataAge()).toEqual({ built_at: '2026-06-05T00:00:00.000Z', age_days: 50, stale: false });
+      // Each answer carries the build time of the file that answered.
+      expect((await db.locate(parseIp('81.2.69.1')!))?.data_built_at).toBe('2026-07-03T00:00:00.000Z');
+      await db.close();
+    });
+
+    it('warns once when it finds the data more than 60 days old, at load or later', async () => {
+      const { log, lines } = recorder();
+      let at = Date.parse('2026-08-04T00:00:00Z'); // 60 days: not yet stale
+      const db = dated([JUNE], () => at, log);
+      expect(await db.loadedDataAge()).toMatchObject({ age_days: 60, stale: false });
+      const stale = () => lines.filter((l) => l.level === 'warn' && l.msg.startsWith('GeoIP data is stale'));
+      expect(stale()).toEqual([]);
+      at += DAY;
+      expect(db.dataAge()).toMatchObject({ age_days: 61, stale: true });
+      db.dataAge();
+      await db.locate(parseIp('81.2.69.1')!);
+      expect(stale()).toHaveLength(1);
+      expect(stale()[0]?.obj).toMatchObject({
+        built_at: '2026-06-05T00:00:00.000Z',
+        age_days: 61,
+        max_age_days: 60,
+      });
+      expect(stale()[0]?.msg).toMatch(/GEOIP_DB.*docs\/operations\.md/);
+      await db.close();
+
+      // Stale from the start: the warning comes with the load.
+      const second = recorder();
+      const old = dated([JUNE], () => Date.parse('2026-11-24T00:00:00Z'), second.log);
+      old.warm();
+      await old.settled();
+      expect(second.lines.filter((l) => l.msg.startsWith('GeoIP data is stale'))).toHaveLength(1);
+      await old.close();
+    });
+
+    it('says nothing of a file without a build time, nor of files that cannot open', async () => {
+      const undated = write(
+        'undated.mmdb',
+        buildMmdb([{ cidr: '81.2.69.0/24', data: dbip('GB', 'London', 51.5, -0.09) }], {
+          ipVersion: 4,
+          databaseType: 'city ipv4',
+          buildEpoch: 0,
+        }),
+      );
+      const db = dated([undated], () => Date.parse('2026-11-24T00:00:00Z'));
+      expect(await db.loadedDataAge()).toBeUndefined();
+      expect((await db.locate(parseIp('81.2.69.1')!))?.data_built_at).toBeNull();
+      await db.close();
+      const missing = dated([join(dir, 'absent.mmdb')], () => 0);
+      expect(await missing.loadedDataAge()).toBeUndefined();
+      await missing.close();
+    });
   });
 
   it('closes its files; after close() nothing is read or opened', async () => {

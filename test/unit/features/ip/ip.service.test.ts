@@ -33,7 +33,12 @@ const LONDON: GeoLocation = {
   accuracy_radius_km: null,
   network: '81.2.69.0/24',
   attribution: [DBIP_ATTRIBUTION],
+  data_built_at: '2026-06-05T13:00:00.000Z',
 };
+
+/** The app clock the lookups read: 26 days after LONDON's data was built, unless a test moves it. */
+let now = Date.parse('2026-07-01T13:00:00Z');
+const clock = () => now;
 
 function geoProvider(id: string, answer: (ip: ParsedIp) => GeoLocation): GeoProvider & { calls: number } {
   const provider = {
@@ -98,7 +103,7 @@ describe('lookupIpGeo', () => {
   it('answers from the primary with country name, AS, relay flag and deduplicated attribution', async () => {
     const primary = geoProvider('geoip-mmdb', () => LONDON);
     const { body, cache } = await lookupIpGeo(
-      { chain: chain(), providers: [primary], database, relays: relays(null) },
+      { chain: chain(), providers: [primary], database, relays: relays(null), clock },
       '::ffff:81.2.69.142',
     );
     expect(body).toMatchObject({
@@ -127,6 +132,7 @@ describe('lookupIpGeo', () => {
         providers: [geoProvider('geoip-mmdb', miss), fallback],
         database,
         relays: relays(undefined),
+        clock,
       },
       '81.2.69.142',
     );
@@ -138,9 +144,34 @@ describe('lookupIpGeo', () => {
     expect(body.is_relay).toBeNull();
   });
 
+  it('carries the date of the data that answered, its age by the app clock, and whether it is stale', async () => {
+    const primary = geoProvider('geoip-mmdb', () => LONDON);
+    const deps = { chain: chain(), providers: [primary], database, relays: relays(null), clock };
+    expect((await lookupIpGeo(deps, '81.2.69.142')).body.data).toEqual({
+      built_at: '2026-06-05T13:00:00.000Z',
+      age_days: 26,
+      stale: false,
+    });
+    // 61 days after the build, answered from the cache: the build date is kept, the age moves on.
+    now = Date.parse('2026-08-05T13:00:00Z');
+    try {
+      const { body, cache } = await lookupIpGeo(deps, '81.2.69.142');
+      expect(cache.hit).toBe(true);
+      expect(body.data).toEqual({ built_at: '2026-06-05T13:00:00.000Z', age_days: 61, stale: true });
+    } finally {
+      now = Date.parse('2026-07-01T13:00:00Z');
+    }
+  });
+
+  it('answers data: null when the source does not date its data', async () => {
+    const undated = geoProvider('ripestat', () => ({ ...LONDON, data_built_at: null }));
+    const deps = { chain: chain(), providers: [undated], database, relays: relays(null), clock };
+    expect((await lookupIpGeo(deps, '81.2.69.142')).body.data).toBeNull();
+  });
+
   it('names the special-use block in a 400 and never consults a provider', async () => {
     const primary = geoProvider('geoip-mmdb', () => LONDON);
-    const deps = { chain: chain(), providers: [primary], database, relays: relays(null) };
+    const deps = { chain: chain(), providers: [primary], database, relays: relays(null), clock };
     const err = await error(() => lookupIpGeo(deps, '10.0.0.1'));
     expect(err.statusCode).toBe(400);
     expect(err.message).toBe(
@@ -222,7 +253,7 @@ describe('describeConnection (my-ip)', () => {
   } as unknown as Parameters<typeof describeConnection>[0]['resolver'];
 
   it('puts together address, PTR, offline geo, AS and relay classification', async () => {
-    const body = await describeConnection({ database, relays: relays(null), resolver }, conn);
+    const body = await describeConnection({ database, relays: relays(null), resolver, clock }, conn);
     expect(body).toMatchObject({
       ip: '81.2.69.142',
       version: 4,
@@ -231,6 +262,7 @@ describe('describeConnection (my-ip)', () => {
         country: { code: 'GB', name: 'United Kingdom' },
         city: 'London',
         attribution: [DBIP_ATTRIBUTION],
+        data: { built_at: '2026-06-05T13:00:00.000Z', age_days: 26, stale: false },
       },
       asn: { number: 20712, org: 'Andrews & Arnold Ltd' },
       relay: { is_relay: false, match: null },
@@ -253,7 +285,7 @@ describe('describeConnection (my-ip)', () => {
       },
     };
     const body = await describeConnection(
-      { database: failing, relays: relays(undefined), resolver: noDns },
+      { database: failing, relays: relays(undefined), resolver: noDns, clock },
       conn,
     );
     expect(body).toMatchObject({ reverse_dns: null, geo: null, asn: null, relay: null });
@@ -268,7 +300,7 @@ describe('describeConnection (my-ip)', () => {
       },
     };
     const body = await describeConnection(
-      { database, relays: relays(null), resolver: spy },
+      { database, relays: relays(null), resolver: spy, clock },
       { ...conn, ip: '::1' },
     );
     expect(body).toMatchObject({
