@@ -7,6 +7,8 @@
  * User-named destinations (inspect, tls, MTA-STS, BIMI) do not come through
  * here: they go through net/ with pinned, checked addresses.
  */
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip, type ZlibOptions } from 'node:zlib';
 import { Agent, type Dispatcher, request, errors as undiciErrors } from 'undici';
 import { redirectRefusal } from '../net/redirect.js';
 import { ProviderError } from './types.js';
@@ -127,6 +129,65 @@ export class HttpClient {
       throw classifyError(err, url);
     }
   }
+}
+
+/** Accept-Encoding for an upstream that asks for compressed requests (Globalping): Brotli first. */
+export const ACCEPT_ENCODING = 'br, gzip';
+
+const decoders: Record<string, (body: Buffer, opts: ZlibOptions) => Promise<Buffer>> = {
+  br: promisify(brotliDecompress),
+  gzip: promisify(gunzip),
+  'x-gzip': promisify(gunzip),
+};
+
+/**
+ * The body of `res` with its Content-Encoding undone, for a request that sent
+ * ACCEPT_ENCODING: undici's request() hands the body over as it came (only its
+ * fetch decodes). The decoded size is capped as well, since the transfer cap alone
+ * would let a small body expand without bound. A body it cannot decode is a bad_response.
+ */
+export async function decodedBody(res: HttpResponse, maxBytes = DEFAULT_MAX_BYTES): Promise<Buffer> {
+  const header = res.headers['content-encoding'];
+  const codings = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+  if (codings.length === 0 || res.body.length === 0) return res.body;
+  const host = hostOf(res.url);
+  let body = res.body;
+  // Codings are listed in the order they were applied: undo the last one first.
+  for (const coding of codings.reverse()) {
+    const decode = decoders[coding];
+    if (decode === undefined) {
+      throw new ProviderError('bad_response', `${host} answered in an encoding not asked for (${coding})`);
+    }
+    try {
+      body = await decode(body, { maxOutputLength: maxBytes });
+    } catch (err) {
+      const tooLarge = (err as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE';
+      throw new ProviderError(
+        'bad_response',
+        tooLarge
+          ? `${host}'s ${coding} body decodes to more than ${maxBytes} bytes`
+          : `${host}'s ${coding} body could not be decoded`,
+        { cause: err },
+      );
+    }
+  }
+  return body;
+}
+
+/**
+ * Milliseconds to wait from `now`, from a Retry-After value: delta-seconds or
+ * an HTTP-date (RFC 9110 §10.2.3). Undefined when absent or unparseable.
+ */
+export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
 }
 
 /** The absolute URL a configured upstream redirects to, held to net/redirect.ts's rules. */

@@ -10,7 +10,7 @@
  * If-None-Match; a 429 on a poll waits out its Retry-After. The measurement gets a deadline (20 s
  * by default); past it the adapter answers with what the probes reported so
  * far (`complete: false`) rather than failing a measurement that mostly worked.
- * Every request asks for a compressed answer (content-encoding.ts).
+ * Every request asks for a compressed answer (http-client.ts decodedBody).
  *
  * Creating spends Globalping's hourly test quota (quota.ts): every answer to a
  * create reports it, and while it is known to be spent the adapter fails at once
@@ -26,10 +26,18 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { deadlineSignal } from '../deadline.js';
-import { type HttpClient, type HttpRequest, type HttpResponse, joinUrl, parseJson } from '../http-client.js';
+import {
+  ACCEPT_ENCODING,
+  decodedBody,
+  type HttpClient,
+  type HttpRequest,
+  type HttpResponse,
+  joinUrl,
+  parseJson,
+  parseRetryAfter,
+} from '../http-client.js';
 import type { ProviderQuota } from '../registry.js';
 import { ProviderError, type ProviderInfo } from '../types.js';
-import { ACCEPT_ENCODING, decodedBody } from './content-encoding.js';
 import { GlobalpingQuota, type QuotaRefusal } from './quota.js';
 import type {
   GlobalDnsAnswer,
@@ -261,7 +269,7 @@ export class GlobalpingAdapter implements GlobalDnsProvider {
       return { kind: 'retry', afterMs: this.#pollIntervalMs, why: `${err.kind}: ${err.message}` };
     }
     if (res.status === 429) {
-      const afterMs = retryAfterMs(res.headers['retry-after'], this.#clock()) ?? DEFAULT_RETRY_AFTER_MS;
+      const afterMs = parseRetryAfter(res.headers['retry-after'], this.#clock()) ?? DEFAULT_RETRY_AFTER_MS;
       return { kind: 'retry', afterMs, why: 'HTTP 429 while polling' };
     }
     if (res.status === 304 && state.snapshot !== undefined) return { kind: 'snapshot', data: state.snapshot };
@@ -306,19 +314,6 @@ export class GlobalpingAdapter implements GlobalDnsProvider {
   #requestSignal(signal: AbortSignal): AbortSignal {
     return deadlineSignal(this.#opts.requestTimeoutMs, signal);
   }
-}
-
-/**
- * Milliseconds a Retry-After header asks for: delay-seconds or an HTTP-date
- * (RFC 9110 §10.2.3); undefined when absent or unreadable.
- */
-export function retryAfterMs(header: string | string[] | undefined, now: number): number | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /** `{error: {type, message, params}}` of a Globalping error response, as text for a failure message. */

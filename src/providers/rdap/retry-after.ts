@@ -9,23 +9,11 @@
  * client address, and each instance has its own.
  */
 import type { Clock } from '../../cache/types.js';
+import { parseRetryAfter } from '../http-client.js';
 import { ProviderError } from '../types.js';
 
 /** A server cannot make us stay away for longer than this, whatever it says. */
 export const MAX_RETRY_AFTER_SECONDS = 3600;
-
-/**
- * Milliseconds to wait from `now`, from a Retry-After value: delta-seconds or
- * an HTTP-date (RFC 9110 §10.2.3). Undefined when absent or unparseable.
- */
-export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
-  const text = (Array.isArray(value) ? value[0] : value)?.trim();
-  if (!text) return undefined;
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
-}
 
 export class RetryAfterGate {
   readonly #until = new Map<string, number>();

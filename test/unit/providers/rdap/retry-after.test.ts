@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_RETRY_AFTER_SECONDS,
-  parseRetryAfter,
-  RetryAfterGate,
-} from '../../../../src/providers/rdap/retry-after.js';
+import { parseRetryAfter } from '../../../../src/providers/http-client.js';
+import { MAX_RETRY_AFTER_SECONDS, RetryAfterGate } from '../../../../src/providers/rdap/retry-after.js';
 import { ProviderError } from '../../../../src/providers/types.js';
 
 describe('parseRetryAfter (RFC 9110 §10.2.3)', () => {

@@ -1,12 +1,11 @@
 /**
- * Undoing Globalping's Content-Encoding: undici's request() leaves bodies as sent.
+ * Undoing a compressed upstream answer (Globalping's): undici's request() leaves bodies as sent.
  */
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodedBody } from '../../../../src/providers/global-dns/content-encoding.js';
-import type { HttpResponse } from '../../../../src/providers/http-client.js';
-import { ProviderError } from '../../../../src/providers/types.js';
-import { rejectionOf } from '../../../expect-error.js';
+import { decodedBody, type HttpResponse } from '../../../src/providers/http-client.js';
+import { ProviderError } from '../../../src/providers/types.js';
+import { rejectionOf } from '../../expect-error.js';
 
 const JSON_TEXT = JSON.stringify({ id: 'x', status: 'finished', results: [] });
 
