@@ -12,8 +12,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import { type Item, serializeList } from 'structured-headers';
+import { sharedLimiter } from '../cache/limiter.js';
 import type { RateLimitSpec } from '../config/index.js';
 import { tooManyRequests } from '../errors.js';
 import { clientIp, rateLimitKey } from './client-address.js';
@@ -69,20 +70,12 @@ export interface RateLimitOptions {
 }
 
 function makeLimiter(group: LimitGroup, spec: RateLimitSpec, redis: Redis | undefined): Limiter {
-  const memory = new RateLimiterMemory({
+  const limiter = sharedLimiter({
     keyPrefix: `rl:${group}`,
     points: spec.points,
     duration: spec.seconds,
+    redis,
   });
-  const limiter = redis
-    ? new RateLimiterRedis({
-        storeClient: redis,
-        keyPrefix: `netdiag:rl:${group}`,
-        points: spec.points,
-        duration: spec.seconds,
-        insuranceLimiter: memory,
-      })
-    : memory;
   return { group, spec, consume: (key) => limiter.consume(key), get: (key) => limiter.get(key) };
 }
 

@@ -23,12 +23,8 @@
  * limit, but about half of it under sustained load.
  */
 import type { Redis } from 'ioredis';
-import {
-  type RateLimiterAbstract,
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-} from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
+import { sharedLimiter } from '../../cache/limiter.js';
 import type { Clock } from '../../cache/types.js';
 import type { RateLimitSpec } from '../../config/index.js';
 
@@ -58,16 +54,12 @@ export class AggregatorBudget {
     this.#clock = opts.clock;
     this.#periodMs = opts.spec.seconds * 1000;
     // A window's record outlives the window (it is created inside it and kept two periods).
-    const counting = { points: opts.spec.points, duration: 2 * opts.spec.seconds };
-    const memory = new RateLimiterMemory({ keyPrefix: `budget:${opts.id}`, ...counting });
-    this.#limiter = opts.redis
-      ? new RateLimiterRedis({
-          storeClient: opts.redis,
-          keyPrefix: `netdiag:budget:${opts.id}`,
-          ...counting,
-          insuranceLimiter: memory,
-        })
-      : memory;
+    this.#limiter = sharedLimiter({
+      keyPrefix: `budget:${opts.id}`,
+      points: opts.spec.points,
+      duration: 2 * opts.spec.seconds,
+      redis: opts.redis,
+    });
   }
 
   /**
