@@ -261,7 +261,7 @@ describe('ProviderChain', () => {
     expect(failed).toMatchObject({ statusCode: 502, code: 'upstream_failed' });
   });
 
-  it('turns what an adapter throws after its timeout fired into a timeout, not a bug', async () => {
+  it('records a timeout, not a bug, when an adapter rejects with an AbortError after its deadline', async () => {
     const { chain } = setup(50);
     const late = new FakeProvider('late', async () => {
       await new Promise((r) => setTimeout(r, 80));
