@@ -11,7 +11,7 @@ import { InvalidDnsNameError } from '../../providers/dns/names.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
 import type { DnsAnswer, DnsRecordType } from '../../providers/dns/types.js';
 import type { ProviderAttempt } from '../../providers/types.js';
-import type { DnsOutcome, MailDns, MxRecord } from './types.js';
+import type { DnsOutcome, MailDns, MxRecord, TlsaRecord } from './types.js';
 
 export interface MailDnsStats {
   /** Distinct questions asked. */
@@ -71,6 +71,7 @@ export function createMailDns(resolver: Pick<DnsResolver, 'resolve'>, signal?: A
           rcode: answer.rcode === 'NXDOMAIN' ? 'NXDOMAIN' : 'NOERROR',
           records: pick(answer),
           aliases: answer.answers.flatMap((rr) => (rr.type === 'CNAME' ? [rr.data.target] : [])),
+          ad: answer.flags.ad,
         };
       } catch (err) {
         if (err instanceof InvalidDnsNameError) return { kind: 'invalid_name', message: err.message };
@@ -98,6 +99,23 @@ export function createMailDns(resolver: Pick<DnsResolver, 'resolve'>, signal?: A
     a: (name) => ask(name, 'A', (a) => a.answers.flatMap((rr) => (rr.type === 'A' ? [rr.data.address] : []))),
     aaaa: (name) =>
       ask(name, 'AAAA', (a) => a.answers.flatMap((rr) => (rr.type === 'AAAA' ? [rr.data.address] : []))),
+    ptr: (name) =>
+      ask(name, 'PTR', (a) => a.answers.flatMap((rr) => (rr.type === 'PTR' ? [rr.data.host] : []))),
+    tlsa: (name) =>
+      ask<TlsaRecord>(name, 'TLSA', (a) =>
+        a.answers.flatMap((rr) =>
+          rr.type === 'TLSA'
+            ? [
+                {
+                  usage: rr.data.usage,
+                  selector: rr.data.selector,
+                  matchingType: rr.data.matchingType,
+                  data: rr.data.data,
+                },
+              ]
+            : [],
+        ),
+      ),
     stats: () => {
       const best = [...answeredBy.values()].sort((x, y) => y.count - x.count)[0];
       return {

@@ -39,6 +39,8 @@ export type DnsOutcome<T> =
       records: T[];
       /** CNAME targets followed to reach the answer, in order. */
       aliases: string[];
+      /** The resolver validated this answer with DNSSEC (the AD bit, RFC 4035 §3.2.3). */
+      ad: boolean;
     }
   | { kind: 'error'; message: string }
   | { kind: 'invalid_name'; message: string };
@@ -55,6 +57,17 @@ export interface MailDns {
   mx(name: string): Promise<DnsOutcome<MxRecord>>;
   a(name: string): Promise<DnsOutcome<string>>;
   aaaa(name: string): Promise<DnsOutcome<string>>;
+  /** PTR targets (lower case, no trailing dot). */
+  ptr(name: string): Promise<DnsOutcome<string>>;
+  tlsa(name: string): Promise<DnsOutcome<TlsaRecord>>;
+}
+
+export interface TlsaRecord {
+  usage: number;
+  selector: number;
+  matchingType: number;
+  /** Certificate association data, upper-case hex. */
+  data: string;
 }
 
 /** A void answer (RFC 7208 §4.6.4): NOERROR with no records of the type asked, or NXDOMAIN. */

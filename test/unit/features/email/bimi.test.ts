@@ -191,7 +191,7 @@ describe('BIMI evaluation', () => {
     {
       selector: 'default',
       name: 'default._bimi.brand.test',
-      outcome: { kind: 'answer', rcode: 'NOERROR', records: [text], aliases: [] },
+      outcome: { kind: 'answer', rcode: 'NOERROR', records: [text], aliases: [], ad: false },
     },
   ];
   const ok = (body: string): FetchOutcome => ({
@@ -237,7 +237,7 @@ describe('BIMI evaluation', () => {
         {
           selector: 'mine',
           name: 'mine._bimi.brand.test',
-          outcome: { kind: 'answer', rcode: 'NXDOMAIN', records: [], aliases: [] },
+          outcome: { kind: 'answer', rcode: 'NXDOMAIN', records: [], aliases: [], ad: false },
         },
         ...record('v=BIMI1; l=; a='),
       ],

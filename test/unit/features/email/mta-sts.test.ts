@@ -18,6 +18,7 @@ const txt = (...records: string[]): DnsOutcome<string> => ({
   rcode: 'NOERROR',
   records,
   aliases: [],
+  ad: false,
 });
 const served = (
   body: string,

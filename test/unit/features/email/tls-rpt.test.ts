@@ -8,6 +8,7 @@ const txt = (...records: string[]): DnsOutcome<string> => ({
   rcode: 'NOERROR',
   records,
   aliases: [],
+  ad: false,
 });
 
 describe('TLS-RPT', () => {
