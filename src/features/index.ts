@@ -17,6 +17,7 @@ import ipRoutes from './ip/ip.route.js';
 import providersRoutes from './providers/providers.route.js';
 import rdapRoutes from './rdap/rdap.route.js';
 import siteRoutes from './site/site.route.js';
+import spfRoutes from './spf/spf.route.js';
 import tlsRoutes from './tls/tls.route.js';
 
 export type Feature = (app: FastifyInstance, opts: { ctx: AppContext }) => Promise<void>;
@@ -28,6 +29,7 @@ export const features: Feature[] = [
   challengeRoutes,
   dnsRoutes,
   emailRoutes,
+  spfRoutes,
   globalDnsRoutes,
   ctRoutes,
   ipRoutes,

@@ -273,7 +273,7 @@ function longestMatch(blocks: readonly Block[], bytes: Uint8Array): Block | unde
 }
 
 /** Whether the first `bits` bits of `bytes` equal those of `prefix`. */
-function matches(prefix: Uint8Array, bits: number, bytes: Uint8Array): boolean {
+export function matches(prefix: Uint8Array, bits: number, bytes: Uint8Array): boolean {
   const whole = bits >> 3;
   for (let i = 0; i < whole; i++) if (prefix[i] !== bytes[i]) return false;
   const rest = bits & 7;
@@ -331,7 +331,7 @@ export function isAllowedByCidrs(ip: string, cidrs: readonly string[]): boolean 
 // Parsing
 
 /** Strict text → bytes: dotted-quad IPv4 (as node:net accepts it) or IPv6 without a zone id. */
-function parseIp(ip: string): Uint8Array | undefined {
+export function parseIp(ip: string): Uint8Array | undefined {
   if (isIPv4(ip)) return Uint8Array.from(ip.split('.').map(Number));
   if (!ip.includes('%') && isIPv6(ip)) return parseIPv6(ip);
   return undefined;
@@ -367,6 +367,11 @@ function parseIPv6(text: string): Uint8Array {
     out[i * 2 + 1] = g & 0xff;
   });
   return out;
+}
+
+/** 4 or 16 bytes → the address as text (IPv6 in RFC 5952 form). */
+export function formatIp(bytes: Uint8Array): string {
+  return bytes.length === 4 ? formatIPv4(bytes) : formatIPv6(bytes);
 }
 
 function formatIPv4(bytes: Uint8Array): string {

@@ -260,6 +260,7 @@ export async function startFakeDnsServer(opts: FakeDnsOptions = {}): Promise<Fak
     const response = b.rcode
       ? { rcode: b.rcode, answers: [], authorities: [], ad: false }
       : lookup(zones, q.name.toLowerCase(), q.type);
+    if (response.rcode === 'TIMEOUT') return undefined;
     const ad = b.ad ?? response.ad;
     const rcode = RCODES[response.rcode] ?? 0;
     let flags = packet.RECURSION_DESIRED | packet.RECURSION_AVAILABLE | (rcode & 0xf);
@@ -517,6 +518,8 @@ export function lookup(
       answers.push(...matching.map((r) => withTtl(r, zone)));
       return { rcode: 'NOERROR', answers, authorities: [], ad };
     }
+    // A TIMEOUT record: every other type at this name goes unanswered (the openspf suite's TIMEOUT).
+    if (atName.some((r) => r.type === 'TIMEOUT')) return { rcode: 'TIMEOUT', answers, authorities: [], ad };
     const cname = atName.find((r) => r.type === 'CNAME');
     if (!cname) return { rcode: 'NOERROR', answers, authorities: [soa], ad };
     answers.push(withTtl(cname, zone));
@@ -529,7 +532,8 @@ function zoneOf(zones: readonly FakeZone[], name: string): FakeZone | undefined 
   let best: FakeZone | undefined;
   for (const zone of zones) {
     if (
-      (name === zone.origin || name.endsWith(`.${zone.origin}`)) &&
+      // Origin "" is the root zone: it holds every name no other zone does.
+      (zone.origin === '' || name === zone.origin || name.endsWith(`.${zone.origin}`)) &&
       zone.origin.length > (best?.origin.length ?? -1)
     ) {
       best = zone;

@@ -12,6 +12,7 @@
 export interface FakeRecord {
   /** Absolute owner name, no trailing dot. */
   name: string;
+  /** A record type, or TIMEOUT: queries for the types this name has no record of are never answered. */
   type: string;
   /** Default: the zone's `ttl`. */
   ttl?: number;

@@ -10,7 +10,7 @@ import { AppError } from '../../errors.js';
 import { InvalidDnsNameError } from '../../providers/dns/names.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
 import type { DnsAnswer, DnsRecordType } from '../../providers/dns/types.js';
-import type { ProviderAttempt } from '../../providers/types.js';
+import type { Attribution, ProviderAttempt } from '../../providers/types.js';
 import type { DnsOutcome, MailDns, MxRecord, TlsaRecord } from './types.js';
 
 export interface MailDnsStats {
@@ -28,6 +28,12 @@ export interface MailDnsStats {
 
 export interface TrackedMailDns extends MailDns {
   stats(): MailDnsStats;
+  /**
+   * The answer's attribution: the resolver that answered the most questions;
+   * when nothing was answered, the first one tried; `none` when no question
+   * was needed at all.
+   */
+  attribution(): Attribution;
 }
 
 export function createMailDns(resolver: Pick<DnsResolver, 'resolve'>, signal?: AbortSignal): TrackedMailDns {
@@ -116,6 +122,14 @@ export function createMailDns(resolver: Pick<DnsResolver, 'resolve'>, signal?: A
             : [],
         ),
       ),
+    attribution() {
+      const stats = this.stats();
+      const source = stats.source ?? {
+        name: stats.providersTried[0]?.name ?? 'none',
+        id: stats.providersTried[0]?.id ?? 'none',
+      };
+      return { source: source.name, source_id: source.id, providers_tried: stats.providersTried };
+    },
     stats: () => {
       const best = [...answeredBy.values()].sort((x, y) => y.count - x.count)[0];
       return {

@@ -5,6 +5,7 @@
  * parseSpfRecord on every record it reaches.
  */
 import { isIPv4, isIPv6 } from '../../net/address.js';
+import { tokenizeMacroString } from '../spf/macros.js';
 import { type DnsOutcome, type Finding, finding } from './types.js';
 
 export type SpfQualifier = '+' | '-' | '~' | '?';
@@ -243,35 +244,10 @@ function parseIpNetwork(base: SpfMechanism, arg: string, name: 'ip4' | 'ip6'): S
   return name === 'ip4' ? { ...base, network, cidr4: cidr } : { ...base, network, cidr6: cidr };
 }
 
-// RFC 7208 §7.1 macro-letter; c, r and t are only allowed in explanation text (§7.3), never in a domain-spec.
-const MACRO = /^([slodiphcrtv])([0-9]*)(r?)([.\-+,/_=]*)$/i;
-
 /** Checks macro-string syntax (RFC 7208 §7.1) without expanding anything; undefined when valid. */
 export function macroStringError(value: string): string | undefined {
-  for (let i = 0; i < value.length; i++) {
-    const ch = value[i]!;
-    const code = value.charCodeAt(i);
-    if (ch !== '%') {
-      if (code < 0x21 || code > 0x7e) return `contains the invalid character ${JSON.stringify(ch)}`;
-      continue;
-    }
-    const next = value[i + 1];
-    if (next === '%' || next === '_' || next === '-') {
-      i += 1;
-      continue;
-    }
-    if (next !== '{') return 'has a "%" that does not start a macro (%{x}, %%, %_ or %-)';
-    const close = value.indexOf('}', i + 2);
-    if (close < 0) return 'has an unterminated macro';
-    const body = value.slice(i + 2, close);
-    const m = MACRO.exec(body);
-    if (!m) return `has an invalid macro "%{${body}}"`;
-    if ('crt'.includes(m[1]!.toLowerCase()))
-      return `uses macro letter "${m[1]}", allowed only in explanation text`;
-    if (m[2] !== '' && Number(m[2]) === 0) return `has a zero digit transformer in "%{${body}}"`;
-    i = close;
-  }
-  return undefined;
+  const tokens = tokenizeMacroString(value);
+  return typeof tokens === 'string' ? tokens : undefined;
 }
 
 // RFC 7208 §7.1: toplabel = ( *alphanum ALPHA *alphanum ) / ( 1*alphanum "-" *( alphanum / "-" ) alphanum ).

@@ -25,9 +25,10 @@ export class InvalidDnsNameError extends AppError {
 const MAX_LABEL = 63;
 const MAX_NAME = 253;
 // dns-packet writes label text verbatim (no \DDD escapes), so only printable
-// ASCII without the escape character itself can round-trip; IDNs must already
-// be A-labels.
-const LABEL_CHARS = /^[\x21-\x5b\x5d-\x7e]+$/;
+// ASCII and space without the escape character itself can round-trip; IDNs
+// must already be A-labels. Space is there for SPF: macro expansion can put
+// one in a name (RFC 7208 §7.1 "%_"), and such a name is asked as it is.
+const LABEL_CHARS = /^[\x20-\x5b\x5d-\x7e]+$/;
 
 /**
  * Lower-cases, drops one trailing dot and checks the label and length limits.

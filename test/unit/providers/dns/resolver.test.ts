@@ -95,12 +95,18 @@ describe('normalizeDnsName', () => {
     [`${'a'.repeat(64)}.test`, 'label longer than 63'],
     [Array.from({ length: 64 }, () => 'abc').join('.'), 'longer than 253'],
     ['bücher.example', 'printable ASCII'],
-    ['with space.test', 'printable ASCII'],
+    ['tab\there.test', 'printable ASCII'],
     ['back\\slash.test', 'printable ASCII'],
   ])('refuses %j (%s) with a 400 InvalidDnsNameError', (input, why) => {
     const caught = thrownBy(() => normalizeDnsName(input), InvalidDnsNameError);
     expect(caught.statusCode).toBe(400);
     expect(caught.message).toContain(why);
+  });
+
+  it('asks a name with a space as it is (SPF macros can produce one, RFC 7208 §7.1 "%_")', () => {
+    expect(normalizeDnsName('macro%percent  space%20url-space.example.com')).toBe(
+      'macro%percent  space%20url-space.example.com',
+    );
   });
 
   it('accepts a 253-character name of 63-character labels', () => {

@@ -1,0 +1,71 @@
+/**
+ * The shapes of an SPF evaluation (RFC 7208 §2.6 results, the §4.6.4 limits,
+ * the trace), shared by the evaluator, the service and the response schema.
+ */
+import type { SpfIp } from './macros.js';
+
+export const SPF_RESULTS = ['pass', 'fail', 'softfail', 'neutral', 'none', 'temperror', 'permerror'] as const;
+export type SpfResult = (typeof SPF_RESULTS)[number];
+
+/** RFC 7208 §4.6.4. */
+export const LOOKUP_LIMIT = 10;
+export const VOID_LOOKUP_LIMIT = 2;
+/** At most 10 names from an MX or PTR answer are used (§4.6.4). */
+export const NAMES_PER_LOOKUP_LIMIT = 10;
+
+export type SpfTraceOutcome = 'match' | 'no_match' | 'error' | 'not_reached';
+
+/** One step of the evaluation; `depth` grows by one through each include or redirect. */
+export interface SpfTraceEntry {
+  step: 'record' | 'term' | 'result';
+  depth: number;
+  /** The <domain> being evaluated at this step. */
+  domain: string;
+  /** record: how this domain was reached. */
+  via?: 'check' | 'include' | 'redirect';
+  /** record: the SPF record selected, when there is one. */
+  record?: string;
+  /** term: the mechanism or modifier as written. */
+  term?: string;
+  /** term: the domain it queried, macros expanded. */
+  target?: string;
+  /** term: counted against the 10-lookup limit. */
+  lookup?: boolean;
+  /** term: its lookup found nothing (counted against the void limit). */
+  void?: boolean;
+  outcome?: SpfTraceOutcome;
+  /** result: check_host()'s result for this domain. */
+  result?: SpfResult;
+  detail: string;
+}
+
+export interface SpfCheckInput {
+  ip: SpfIp;
+  /** <sender> after defaulting: `local@domain` (§4.3: `postmaster` when the local part is empty). */
+  sender: string;
+  helo: string;
+  /** The domain whose policy is checked first. */
+  domain: string;
+  /** %{r}: the name of the host performing the check. */
+  receiver: string;
+  /** %{t}: seconds since the epoch. */
+  now: number;
+}
+
+export interface SpfMatch {
+  mechanism: string;
+  record_domain: string;
+  depth: number;
+}
+
+export interface SpfCheckOutcome {
+  result: SpfResult;
+  /** From exp= on a fail (§6.2); absent when there is none or it could not be used. */
+  explanation?: string;
+  matched?: SpfMatch;
+  lookups: number;
+  void_lookups: number;
+  trace: SpfTraceEntry[];
+  /** The problem behind a permerror or temperror, in words. */
+  problem?: string;
+}
