@@ -79,6 +79,7 @@ export async function checkHost(dns: MailDns, input: SpfCheckInput): Promise<Spf
       lookups: run.lookups,
       void_lookups: run.voids,
       trace: run.trace,
+      usedLocalPart: run.usedLocalPart,
     };
   } catch (err) {
     if (!(err instanceof SpfAbort)) throw err;
@@ -88,6 +89,7 @@ export async function checkHost(dns: MailDns, input: SpfCheckInput): Promise<Spf
       void_lookups: run.voids,
       trace: run.trace,
       problem: err.message,
+      usedLocalPart: run.usedLocalPart,
     };
   }
 }
@@ -95,6 +97,7 @@ export async function checkHost(dns: MailDns, input: SpfCheckInput): Promise<Spf
 class Evaluation {
   lookups = 0;
   voids = 0;
+  usedLocalPart = false;
   readonly trace: SpfTraceEntry[] = [];
   private validated: Promise<string[]> | undefined;
 
@@ -175,7 +178,8 @@ class Evaluation {
           });
         }
         const result = QUALIFIER_RESULT[mechanism.qualifier];
-        const match = { mechanism: mechanism.text, record_domain: domain, depth };
+        const match =
+          typeof matched === 'object' ? matched : { mechanism: mechanism.text, record_domain: domain, depth };
         const explanation = result === 'fail' ? await this.explain(modifier('exp'), domain) : undefined;
         this.trace.push({
           step: 'result',
@@ -242,8 +246,12 @@ class Evaluation {
     throw err;
   }
 
-  /** Whether one mechanism matches (§5); writes its trace entry. */
-  private async evaluate(m: SpfMechanism, domain: string, depth: number): Promise<boolean> {
+  /**
+   * Whether one mechanism matches (§5); writes its trace entry. An include
+   * that matched returns the mechanism that matched inside it, so `matched`
+   * names the range or name that actually let the address through.
+   */
+  private async evaluate(m: SpfMechanism, domain: string, depth: number): Promise<boolean | SpfMatch> {
     const entry = (fields: Partial<SpfTraceEntry> & { outcome: SpfTraceOutcome; detail: string }) =>
       this.trace.push({ step: 'term', depth, domain, term: m.text, ...fields });
     const ip = this.input.ip;
@@ -370,7 +378,7 @@ class Evaluation {
           case 'pass':
             slot.outcome = 'match';
             slot.detail = `${target} returned pass`;
-            return true;
+            return sub.matched ?? true;
           case 'fail':
           case 'softfail':
           case 'neutral':
@@ -482,6 +490,8 @@ class Evaluation {
     const tokens = tokenizeMacroString(spec);
     // The parser already refused a record whose domain-spec does not tokenize (§4.6).
     if (typeof tokens === 'string') throw new SpfAbort('permerror', `domain-spec "${spec}" ${tokens}`);
+    if (tokens.some((t) => t.kind === 'macro' && (t.letter === 'l' || t.letter === 's')))
+      this.usedLocalPart = true;
     return truncateExpandedName(await expandMacros(tokens, this.macroValues(domain)));
   }
 

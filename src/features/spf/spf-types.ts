@@ -68,4 +68,6 @@ export interface SpfCheckOutcome {
   trace: SpfTraceEntry[];
   /** The problem behind a permerror or temperror, in words. */
   problem?: string;
+  /** A macro of the policy read the sender's local part (%{l} or %{s}). */
+  usedLocalPart: boolean;
 }

@@ -96,11 +96,16 @@ export const SpfResponseSchema = Type.Object(
     matched: Type.Optional(
       Type.Object(
         {
-          mechanism: Type.String({ description: 'The mechanism that decided the result.' }),
+          mechanism: Type.String({ description: 'The mechanism that matched the address.' }),
           record_domain: Type.String({ description: 'The domain whose record holds it.' }),
           depth: Type.Integer({ minimum: 0, description: 'Include/redirect depth of that record.' }),
         },
-        { additionalProperties: false },
+        {
+          additionalProperties: false,
+          description:
+            'Where the evaluation matched. Through an include, the mechanism inside the included record that ' +
+            'matched (the include’s own qualifier gives the result; the trace shows both).',
+        },
       ),
     ),
     lookups: Type.Integer({

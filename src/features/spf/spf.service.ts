@@ -180,7 +180,8 @@ function comment(input: SpfInput, outcome: SpfCheckOutcome): string {
 export function receivedSpf(input: SpfInput, outcome: SpfCheckOutcome): string {
   const pairs: [string, string][] = [
     ['client-ip', input.ip.address],
-    ['envelope-from', input.sender],
+    // §9.1: envelope-from names the MAIL FROM identity, when that is the one checked.
+    ...(input.identity === 'mailfrom' ? ([['envelope-from', input.sender]] as [string, string][]) : []),
     ...(input.helo ? ([['helo', input.helo]] as [string, string][]) : []),
     ['receiver', RECEIVER],
     ['identity', input.identity],
@@ -191,10 +192,19 @@ export function receivedSpf(input: SpfInput, outcome: SpfCheckOutcome): string {
   return `${outcome.result} (${RECEIVER}: ${commentText(comment(input, outcome))}) ${kv};`;
 }
 
-/** RFC 8601 §2.7.2: `spf=<result>` with the smtp.mailfrom or smtp.helo property. */
+/**
+ * RFC 8601 §2.7.2: `spf=<result>` with the smtp.helo or smtp.mailfrom
+ * property; the mailfrom value is the domain unless the policy used the local
+ * part (%{l} or %{s}), as RFC 8601 asks and mailauth's strict mode does.
+ */
 export function authenticationResults(input: SpfInput, outcome: SpfCheckOutcome): string {
   const property = input.identity === 'helo' ? 'smtp.helo' : 'smtp.mailfrom';
-  const value = input.identity === 'helo' ? (input.helo ?? input.domain) : input.sender;
+  const value =
+    input.identity === 'helo'
+      ? (input.helo ?? input.domain)
+      : outcome.usedLocalPart
+        ? input.sender
+        : input.sender.slice(input.sender.lastIndexOf('@') + 1);
   return `spf=${outcome.result} (${commentText(comment(input, outcome))}) ${property}=${dotAtomOrQuoted(value)}`;
 }
 
