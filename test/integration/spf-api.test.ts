@@ -261,6 +261,19 @@ describe('GET /api/spf answers', () => {
     expect((await temp()).headers['x-service-cache']).toBe('MISS');
   });
 
+  it("is a temperror when the domain's DNS answers SERVFAIL inside the evaluation (RFC 7208 §5)", async () => {
+    const server = await app();
+    dns.set({ rcode: 'SERVFAIL' });
+    const res = await server.inject({
+      url: '/api/spf',
+      query: { ip: '192.0.2.10', sender: 'bob@include.spf.test' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ result: 'temperror' });
+    expect(res.json().received_spf).toMatch(/^temperror \(/);
+    expect(res.json().providers_tried[0].error).toMatch(/^upstream_error: .*SERVFAIL/);
+  });
+
   it('is a 502 with providers_tried when no resolver can be reached at all', async () => {
     const res = await (await app({ dnsResolvers: ['https://127.0.0.1:9/dns-query'] })).inject({
       url: '/api/spf',
