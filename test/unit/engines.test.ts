@@ -16,7 +16,7 @@ const lock = JSON.parse(readFileSync(new URL('package-lock.json', root), 'utf8')
 
 describe('engines', () => {
   it('admits Node 22 and 24 LTS', () => {
-    expect(semver.satisfies('22.12.0', pkg.engines.node)).toBe(true);
+    expect(semver.satisfies('22.19.0', pkg.engines.node)).toBe(true);
     expect(semver.satisfies('24.0.0', pkg.engines.node)).toBe(true);
   });
 
