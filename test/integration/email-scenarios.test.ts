@@ -367,6 +367,8 @@ describe('email-security scenarios (issue 5)', () => {
         destinations: [
           { domain: 'collector.test', external: true, authorized: false },
           { domain: 'ext-rua.email.test', external: false, authorized: true },
+          // A sibling under the same organizational domain (email.test by the Public Suffix List): not external.
+          { domain: 'reports.email.test', external: false, authorized: true },
         ],
       },
     });
