@@ -10,9 +10,9 @@
  * BIMI 5, MX 5 — 100 in all. DNSSEC/DANE (issue 19) weighs 0: it is reported
  * with findings and recommendations but earns no points, because AD is only
  * the resolver's word and TLSA records cannot be judged before they are
- * compared with the MX hosts' certificates. A check whose DNS lookup failed (status
- * `error`) has max_points 0: its points leave the maximum rather than count
- * as lost. Checks that do not apply to a domain without mail (null MX) are
+ * compared with the MX hosts' certificates. A check whose DNS lookup failed
+ * (status `error`) has max_points 0: its points leave the maximum rather than
+ * count as lost. Checks that do not apply to a domain without mail (null MX) are
  * left out the same way, unless the domain is fully non-sending, which
  * earns their points.
  */
