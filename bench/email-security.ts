@@ -111,7 +111,7 @@ for (const depth of DEPTHS) {
 }
 process.stdout.write(
   `\n### Uncached GET /api/email-security, ${RTT_MS} ms per DNS answer (fake DoH on loopback)\n\n${lines.join('\n')}\n\n` +
-    'Outside SPF, the longest chains are 2 round trips (MX → exchange addresses; _mta-sts TXT → policy host address →\n' +
+    'Outside SPF, the longest chains are 2 round trips (MX → exchange addresses and TLSA; _mta-sts TXT → policy host address →\n' +
     'HTTPS; BIMI TXT → logo host address → HTTPS; 27 DKIM selectors at 16 in flight), so below depth 2 the floor is\n' +
     `about 2 × ${RTT_MS} ms plus the two TLS fetches.\n`,
 );

@@ -110,7 +110,11 @@ describe.skipIf(!found)('the site in Chromium', () => {
       const grade = page.locator('.gauge');
       await grade.waitFor();
       expect(await grade.getAttribute('aria-label')).toMatch(/^Score \d+ of 100, grade [A-F]$/);
-      expect(await page.locator('details.check').count()).toBe(7);
+      // mx, spf, dmarc, dkim, mta_sts, tls_rpt, bimi and the informational DNSSEC / DANE row.
+      expect(await page.locator('details.check').count()).toBe(8);
+      await expect
+        .poll(() => page.locator('details.check .check-name').last().textContent())
+        .toBe('DNSSEC / DANE');
       expect(new URL(page.url()).search).toBe('?q=example.test&tool=email');
 
       // Every result offers its raw JSON and the same request as a curl command.

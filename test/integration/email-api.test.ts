@@ -137,6 +137,7 @@ describe('OpenAPI', () => {
       'mta_sts',
       'tls_rpt',
       'bimi',
+      'dnssec',
     ]);
     expect(Object.keys(schema.properties.details.properties)).toEqual([
       'mx',
@@ -146,6 +147,7 @@ describe('OpenAPI', () => {
       'mta_sts',
       'tls_rpt',
       'bimi',
+      'dnssec',
     ]);
     // Regression: no anyOf anywhere in the response schema. fast-json-stringify compiles an Ajv validator per
     // anyOf branch on first use, which cost ~0.6 s on the first email-security response of every process.

@@ -149,6 +149,41 @@ describe('email-security scenarios (issue 5)', () => {
       { priority: 10, exchange: 'mx1.strong.email.test', addresses: ['192.0.2.31', '2001:db8::31'] },
       { priority: 20, exchange: 'mx2.strong.email.test', addresses: ['192.0.2.32'] },
     ]);
+    // Signed (AD on every answer) with a DANE-EE record for each MX host: the informational check passes.
+    expect(line('dnssec')).toEqual(['pass', 0, 0]);
+    expect(findings('dnssec')).toEqual([]);
+    expect(checks.dnssec!).toMatchObject({
+      summary:
+        'The answers for strong.email.test are DNSSEC-validated; DANE (validated TLSA) on all 2 MX hosts.',
+      details: {
+        state: 'validated',
+        dane: 'all',
+        answers: [
+          { name: 'strong.email.test', type: 'MX', validated: true },
+          { name: 'strong.email.test', type: 'TXT', validated: true },
+          { name: '_dmarc.strong.email.test', type: 'TXT', validated: true },
+        ],
+        mx_hosts: [
+          {
+            host: 'mx1.strong.email.test',
+            addresses_validated: true,
+            tlsa_name: '_25._tcp.mx1.strong.email.test',
+            tlsa: 'validated',
+            records: [
+              {
+                usage: 3,
+                selector: 1,
+                matching_type: 1,
+                meaning: 'DANE-EE(3) SPKI(1) SHA2-256(1)',
+                usable: true,
+              },
+            ],
+            dane: true,
+          },
+          { host: 'mx2.strong.email.test', addresses_validated: true, tlsa: 'validated', dane: true },
+        ],
+      },
+    });
     expect(body.recommendations).toEqual([]);
     // Each resource fetched once, pinned to the target, with SNI naming the host.
     expect(target.requests.map((r) => `${r.host} ${r.path}`).sort()).toEqual([
@@ -195,7 +230,15 @@ describe('email-security scenarios (issue 5)', () => {
     ]);
     expect(
       body.recommendations.map((r: { check: string; priority: string }) => `${r.priority} ${r.check}`),
-    ).toEqual(['high dmarc', 'high spf', 'high dkim', 'high mta_sts', 'medium tls_rpt', 'medium bimi']);
+    ).toEqual([
+      'high dmarc',
+      'high spf',
+      'high dkim',
+      'high mta_sts',
+      'medium tls_rpt',
+      'medium bimi',
+      'low dnssec',
+    ]);
   });
 
   it('SPF over 10 lookups: permerror, 8 of 20 SPF points, grade capped at C (68)', async () => {
@@ -367,6 +410,8 @@ describe('email-security scenarios (issue 5)', () => {
         destinations: [
           { domain: 'collector.test', external: true, authorized: false },
           { domain: 'ext-rua.email.test', external: false, authorized: true },
+          // A sibling under the same organizational domain (email.test by the Public Suffix List): not external.
+          { domain: 'reports.email.test', external: false, authorized: true },
         ],
       },
     });
@@ -378,6 +423,58 @@ describe('email-security scenarios (issue 5)', () => {
     expect(line('spf')).toEqual(['pass', 20, 20]);
     expect(line('dmarc')).toEqual(['pass', 35, 35]);
     expect(line('dkim')).toEqual(['fail', 0, 20]);
+  });
+
+  it('TLSA without DNSSEC: published but not validated, a warning; no points change (60 → C)', async () => {
+    const d = 'tlsa-unsigned.email.test';
+    const { body, line, findings, checks } = await check('dnssec-unsigned-tlsa');
+    expect(body).toMatchObject({ score: 60, grade: 'C' });
+    expect(line('dnssec')).toEqual(['warn', 0, 0]);
+    expect(findings('dnssec')).toEqual([
+      `info: The answers for ${d} (MX, TXT) were not DNSSEC-validated: the zone is not signed, or no DS record at its parent links it to the root. Without DNSSEC, DANE cannot protect mail to ${d}. (RFC 4035 §3.2.3)`,
+      `warning: TLSA records at _25._tcp.mx.${d} are published but were not DNSSEC-validated: senders ignore them, so DANE does not protect mx.${d}. (RFC 7672 §2.2; RFC 6698 §4.1)`,
+    ]);
+    expect(checks.dnssec!).toMatchObject({
+      details: {
+        state: 'not_validated',
+        dane: 'none',
+        mx_hosts: [{ host: `mx.${d}`, addresses_validated: false, tlsa: 'not_validated', dane: false }],
+      },
+    });
+    expect(
+      body.recommendations
+        .filter((r: { check: string }) => r.check === 'dnssec')
+        .map((r: { priority: string }) => r.priority),
+    ).toEqual(['low', 'low']);
+  });
+
+  it('a signed domain with DANE on one of four MX hosts: each case reported, no points change (60 → C)', async () => {
+    const d = 'dane-partial.email.test';
+    const { body, line, findings, checks } = await check('dnssec-partial-dane');
+    expect(body).toMatchObject({ score: 60, grade: 'C' });
+    expect(line('dnssec')).toEqual(['warn', 0, 0]);
+    expect(
+      checks.dnssec!.details.mx_hosts.map((h: Record<string, unknown>) => [
+        h.host,
+        h.addresses_validated,
+        h.tlsa,
+        h.dane,
+      ]),
+    ).toEqual([
+      [`mx1.${d}`, true, 'validated', true],
+      [`mx2.${d}`, true, 'none', false],
+      [`mx3.${d}`, true, 'validated', false],
+      ['mx1.provider.test', false, 'none', false],
+    ]);
+    expect(findings('dnssec')).toEqual([
+      `warning: No TLSA record at _25._tcp.mx3.${d} is usable for SMTP (1 0 1: SMTP clients do not use the PKIX-TA(0) and PKIX-EE(1) usages): DANE-aware senders then require TLS but authenticate nothing. Publish DANE-EE(3) or DANE-TA(2) records. (RFC 7672 §3.1)`,
+      'info: The address answers of MX host mx1.provider.test were not DNSSEC-validated (its zone is not signed), so DANE cannot apply to it. (RFC 7672 §2.2)',
+      `warning: DANE protects 1 of 4 MX hosts; mail routed to mx2.${d}, mx3.${d}, mx1.provider.test has no DANE protection. (RFC 7672 §2.2)`,
+    ]);
+    expect(checks.dnssec!).toMatchObject({
+      summary: `The answers for ${d} are DNSSEC-validated; DANE on 1 of 4 MX hosts.`,
+      details: { state: 'validated', dane: 'some' },
+    });
   });
 
   it('a domain that does not exist: 200, score 0, every check says so', async () => {
@@ -393,6 +490,7 @@ describe('email-security scenarios (issue 5)', () => {
       ['mta_sts', 'not_applicable', 0, 0],
       ['tls_rpt', 'not_applicable', 0, 0],
       ['bimi', 'not_applicable', 0, 0],
+      ['dnssec', 'not_applicable', 0, 0],
     ]);
     expect(body.checks[0].summary).toBe(
       'missing.email.test does not exist (NXDOMAIN): it can neither send nor receive mail.',

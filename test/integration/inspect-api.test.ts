@@ -345,7 +345,7 @@ describe('GET /api/inspect: HTTP evidence', () => {
 });
 
 describe('GET /api/inspect: security headers', () => {
-  it('grades a site with every header right A+, preload-eligible', async () => {
+  it('grades a site with every header right A+; preload needs its registrable domain', async () => {
     const { body } = await inspect('target=good.inspect.test');
     const sh = body.security_headers;
     expect(sh).toMatchObject({
@@ -370,9 +370,17 @@ describe('GET /api/inspect: security headers', () => {
     expect(sh.frame_ancestors.verdict).toBe('good');
     expect(sh.permissions_policy.features).toEqual({ camera: [], microphone: [], geolocation: [] });
     expect(sh.cross_origin_embedder_policy.verdict).toBe('missing');
-    // The 302 on https://good.inspect.test/ carries HSTS itself, as hstspreload.org requires.
-    expect(sh.hsts_preload.eligible).toBe(true);
-    expect(sh.hsts_preload.checks.filter((c: { status: string }) => c.status === 'fail')).toEqual([]);
+    // The 302 on https://good.inspect.test/ carries HSTS itself, as hstspreload.org requires; every rule
+    // passes but one: the host is a subdomain, and only its registrable domain can be submitted.
+    expect(sh.hsts_preload.eligible).toBe(false);
+    expect(sh.hsts_preload.checks.filter((c: { status: string }) => c.status === 'fail')).toEqual([
+      {
+        requirement: 'registrable domain',
+        status: 'fail',
+        detail:
+          'good.inspect.test is a subdomain: only registrable domains can be submitted, so submit inspect.test (its policy then covers good.inspect.test through includeSubDomains)',
+      },
+    ]);
   });
 
   it('flags unsafe-inline and unsafe-eval and grades a weak header set low', async () => {

@@ -10,6 +10,7 @@
  * np), so discovery and policy evaluation read the same walk state; the record
  * syntax is the smaller half and only this file uses it.
  */
+import { sameOrganization } from '../../net/organizational-domain.js';
 import { parseTagList, tagValue } from './tag-list.js';
 import { type CheckStatus, type DnsOutcome, type Finding, finding, type MailDns } from './types.js';
 
@@ -401,11 +402,13 @@ export function lowered(policy: DmarcPolicy): DmarcPolicy {
 }
 
 /**
- * A destination outside the policy domain must publish
- * `<policy domain>._report._dmarc.<destination>` (or the `*` wildcard name)
- * with v=DMARC1, or reports are not sent there (RFC 9990, Verifying External
- * Destinations). Without the Public Suffix List "outside" means: neither
- * domain is the other or a parent of it.
+ * A destination whose organizational domain differs from the policy domain's
+ * must publish `<policy domain>._report._dmarc.<destination>` (or the `*`
+ * wildcard name) with v=DMARC1, or reports are not sent there (RFC 9990,
+ * Verifying External Destinations; RFC 7489 §7.1). Organizational domains
+ * come from the Public Suffix List, so `reports.example.com` is no outsider
+ * to `mail.example.com`, while two names under a shared suffix (`a.github.io`,
+ * `b.github.io`) are.
  */
 async function checkDestinations(
   policyDomain: string,
@@ -425,7 +428,7 @@ async function checkDestinations(
         if (!existing.tags.includes(tag)) existing.tags.push(tag);
         continue;
       }
-      const external = !related(policyDomain, uri.domain);
+      const external = !sameOrganization(policyDomain, uri.domain);
       byDomain.set(uri.domain, {
         domain: uri.domain,
         tags: [tag],
@@ -469,10 +472,6 @@ async function checkDestinations(
     }
   }
   return destinations;
-}
-
-function related(a: string, b: string): boolean {
-  return a === b || a.endsWith(`.${b}`) || b.endsWith(`.${a}`);
 }
 
 function authorizes(answer: DnsOutcome<string>): boolean {

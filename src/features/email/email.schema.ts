@@ -234,6 +234,66 @@ const BimiDetails = Type.Object({
   ),
 });
 
+const DnssecDetails = Type.Object(
+  {
+    state: Type.Enum(['validated', 'partial', 'not_validated', 'error'], {
+      description:
+        'Whether the resolver validated (AD) every answer in `answers`, some, none, or a lookup failed.',
+    }),
+    answers: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        type: Type.Enum(['MX', 'TXT']),
+        validated: Nullable(
+          Type.Boolean({ description: 'AD was set (RFC 4035 §3.2.3); null: the lookup failed.' }),
+        ),
+      }),
+      { description: 'The MX answer, the TXT answer SPF is read from, and the one at _dmarc.' },
+    ),
+    mx_hosts: Type.Array(
+      Type.Object({
+        host: Type.String(),
+        addresses_validated: Nullable(
+          Type.Boolean({ description: 'Both the A and the AAAA answer carried AD; null: a lookup failed.' }),
+        ),
+        tlsa_name: Type.String({ description: '_25._tcp.<host> (RFC 7672 §2.2).' }),
+        tlsa: Type.Enum(['validated', 'not_validated', 'none', 'error'], {
+          description: '`not_validated`: TLSA published without AD, which senders ignore (RFC 6698 §4.1).',
+        }),
+        records: Type.Array(
+          Type.Object({
+            usage: Type.Integer({ minimum: 0 }),
+            selector: Type.Integer({ minimum: 0 }),
+            matching_type: Type.Integer({ minimum: 0 }),
+            data: Type.String({ description: 'Certificate association data, upper-case hex.' }),
+            meaning: Type.String({
+              description: 'The fields by their RFC 7218 names: "DANE-EE(3) SPKI(1) SHA2-256(1)".',
+            }),
+            usable: Type.Boolean({ description: 'Usable for SMTP (RFC 7672 §3.1).' }),
+            problem: Type.Optional(Type.String({ description: 'Why it is not usable.' })),
+          }),
+        ),
+        dane: Type.Boolean({
+          description:
+            'DANE protects this host: the MX answer, its address answers and its TLSA answer validated, with a ' +
+            'usable record. The records are not compared with the server’s certificate here.',
+        }),
+      }),
+      {
+        description:
+          'Each MX host by preference (the first 20), or the domain itself when it has no MX record (RFC 7672 §2.2.2).',
+      },
+    ),
+    dane: Nullable(
+      Type.Enum(['all', 'some', 'none', 'not_applicable'], {
+        description:
+          'How many MX hosts DANE protects; not_applicable without MX hosts; null: the MX lookup failed.',
+      }),
+    ),
+  },
+  { description: 'DNSSEC validation as the resolver reported it, and DANE TLSA records from DNS alone.' },
+);
+
 export const CheckSchema = Type.Object(
   {
     id: Type.Enum([...CHECK_IDS], { description: 'Its facts are in `details.<id>`.' }),
@@ -252,7 +312,7 @@ export const CheckSchema = Type.Object(
   {
     description:
       'One check. Weights: mx 5 (RFC 5321, 7505), spf 20 (RFC 7208), dmarc 35 (RFC 9989), dkim 20 (RFC 6376, 8301, ' +
-      '8463), mta_sts 10 (RFC 8461), tls_rpt 5 (RFC 8460), bimi 5.',
+      '8463), mta_sts 10 (RFC 8461), tls_rpt 5 (RFC 8460), bimi 5, dnssec 0 (informational: RFC 4035, 6698, 7672).',
   },
 );
 
@@ -265,10 +325,11 @@ export const CheckDetailsSchema = Type.Object(
     mta_sts: MtaStsDetails,
     tls_rpt: TlsRptDetails,
     bimi: BimiDetails,
+    dnssec: DnssecDetails,
   },
   {
     description:
-      'What each check found, keyed by check id: the SPF tree, the DMARC walk, every DKIM key, ...',
+      'What each check found, keyed by check id: the SPF tree, the DMARC walk, every DKIM key, the DNSSEC and DANE report, ...',
   },
 );
 
@@ -305,7 +366,7 @@ export const EmailSecurityResponseSchema = Type.Object({
     { description: 'How score follows from the checks: score = min(uncapped_score, every cap’s max_score).' },
   ),
   checks: Type.Array(CheckSchema, {
-    description: 'mx, spf, dmarc, dkim, mta_sts, tls_rpt, bimi, in this order.',
+    description: 'mx, spf, dmarc, dkim, mta_sts, tls_rpt, bimi, dnssec, in this order.',
   }),
   details: CheckDetailsSchema,
   mx: Type.Array(

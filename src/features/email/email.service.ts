@@ -20,6 +20,7 @@ import {
 import { evaluateDkim } from './dkim.js';
 import { parseSelectors, selectorsToTest } from './dkim-selectors.js';
 import { evaluateDmarc } from './dmarc.js';
+import { evaluateDnssec } from './dnssec.js';
 import type {
   EmailCheck,
   EmailCheckDetails,
@@ -103,11 +104,12 @@ export async function checkEmailSecurity(
         (mx.rcode === 'NOERROR' && !(mx.records.length === 1 && mx.records[0]!.exchange === '.')),
     );
 
-  const [mx, spf, dmarc, dkim, sts, tlsTxt, bimiInput] = await Promise.all([
+  const [mx, spf, dmarc, dkim, dnssec, sts, tlsTxt, bimiInput] = await Promise.all([
     evaluateMx(domain, dns),
     evaluateSpf(domain, dns),
     evaluateDmarc(domain, dns),
     evaluateDkim(domain, tested, dns),
+    evaluateDnssec(domain, dns),
     (async () => {
       const [txt, mail] = await Promise.all([dns.txt(`_mta-sts.${domain}`), receivesMail]);
       const wanted = mail && txt.kind === 'answer' && parseMtaStsRecord(txt.records).state === 'ok';
@@ -153,6 +155,7 @@ export async function checkEmailSecurity(
     mtaSts,
     tlsRpt,
     bimi,
+    dnssec,
   });
   const source = stats.source ?? {
     name: stats.providersTried[0]?.name ?? 'none',
@@ -175,7 +178,7 @@ export async function checkEmailSecurity(
     details,
     mx: mx.hosts.map((h) => ({ priority: h.priority, exchange: h.exchange, addresses: h.addresses })),
     tested_dkim_selectors: dkim.tested,
-    recommendations: recommend({ domain, exists, score, mx, spf, dmarc, dkim, mtaSts, tlsRpt, bimi }),
+    recommendations: recommend({ domain, exists, score, mx, spf, dmarc, dkim, mtaSts, tlsRpt, bimi, dnssec }),
     dns_queries: stats.queries,
     checked_at: new Date(deps.clock()).toISOString(),
     source: source.name,
@@ -256,7 +259,7 @@ interface Presented {
  */
 function presented(id: CheckId, own: Presented, parts: CheckParts): Presented {
   if (!parts.exists && id !== 'mx') {
-    const na = id === 'mta_sts' || id === 'tls_rpt' || id === 'bimi';
+    const na = id === 'mta_sts' || id === 'tls_rpt' || id === 'bimi' || id === 'dnssec';
     return {
       status: na ? 'not_applicable' : 'fail',
       summary: `${parts.domain} does not exist (NXDOMAIN)${na ? ', so this does not apply' : ''}.`,
@@ -291,7 +294,7 @@ function common(id: CheckId, own: Presented, record: string | null, parts: Check
 }
 
 function buildChecks(parts: CheckParts): { checks: EmailCheck[]; details: EmailCheckDetails } {
-  const { mx, spf, dmarc, dkim, mtaSts, tlsRpt, bimi } = parts;
+  const { mx, spf, dmarc, dkim, mtaSts, tlsRpt, bimi, dnssec } = parts;
   const checks: EmailCheck[] = [
     { id: 'mx', ...common('mx', mx, null, parts) },
     { id: 'spf', ...common('spf', spf, spf.record, parts) },
@@ -300,6 +303,7 @@ function buildChecks(parts: CheckParts): { checks: EmailCheck[]; details: EmailC
     { id: 'mta_sts', ...common('mta_sts', mtaSts, mtaSts.record, parts) },
     { id: 'tls_rpt', ...common('tls_rpt', tlsRpt, tlsRpt.record, parts) },
     { id: 'bimi', ...common('bimi', bimi, bimi.record, parts) },
+    { id: 'dnssec', ...common('dnssec', dnssec, null, parts) },
   ];
   const details: EmailCheckDetails = {
     mx: { state: mx.state, implicit_mx_addresses: mx.implicitAddresses },
@@ -352,6 +356,7 @@ function buildChecks(parts: CheckParts): { checks: EmailCheck[]; details: EmailC
       svg: bimi.svg,
       vmc: bimi.vmc,
     },
+    dnssec: { state: dnssec.state, answers: dnssec.answers, mx_hosts: dnssec.hosts, dane: dnssec.dane },
   };
   return { checks, details };
 }

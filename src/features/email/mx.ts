@@ -45,7 +45,7 @@ export interface MxEvaluation {
 }
 
 /** More MX records than any real deployment has; the rest are listed but not resolved. */
-const MAX_RESOLVED_HOSTS = 20;
+export const MAX_RESOLVED_HOSTS = 20;
 
 export async function evaluateMx(domain: string, dns: MailDns): Promise<MxEvaluation> {
   const answer = await dns.mx(domain);

@@ -7,6 +7,7 @@
 import type { BimiEvaluation } from './bimi.js';
 import type { DkimEvaluation } from './dkim.js';
 import type { DmarcEvaluation } from './dmarc.js';
+import type { DnssecEvaluation } from './dnssec.js';
 import type { MtaStsEvaluation } from './mta-sts.js';
 import type { MxEvaluation } from './mx.js';
 import { type ScoreResult, WEIGHTS } from './score.js';
@@ -33,6 +34,7 @@ export interface RecommendationInput {
   mtaSts: MtaStsEvaluation;
   tlsRpt: TlsRptEvaluation;
   bimi: BimiEvaluation;
+  dnssec: DnssecEvaluation;
 }
 
 const RANK: Record<RecommendationPriority, number> = { high: 0, medium: 1, low: 2 };
@@ -53,12 +55,13 @@ export function recommend(input: RecommendationInput): Recommendation[] {
 
   adviseDmarc(input.dmarc, d, add);
   adviseSpf(input.spf, d, add);
-  // A domain that sends no mail needs no signing, transport policy or logo.
+  // A domain that sends no mail needs no signing, transport policy, logo or DANE.
   if (!input.score.nonSending) {
     adviseDkim(input.dkim, add);
     adviseMtaSts(input.mtaSts, d, add);
     adviseTlsRpt(input.tlsRpt, d, add);
     adviseBimi(input.bimi, add);
+    adviseDnssec(input.dnssec, d, add);
   }
   adviseMx(input.mx, add);
 
@@ -240,5 +243,41 @@ function adviseMx(mx: MxEvaluation, add: Add): void {
   if (mx.state === 'present' && mx.allResolve === false) {
     const broken = mx.hosts.filter((h) => h.addresses.length === 0).map((h) => h.exchange);
     add('mx', `Give every MX exchange an A or AAAA record (missing: ${broken.join(', ')}).`);
+  }
+}
+
+/** DNSSEC and DANE carry no points, so this advice is always low priority. */
+function adviseDnssec(dnssec: DnssecEvaluation, d: string, add: Add): void {
+  if (dnssec.state === 'error') return;
+  if (dnssec.state === 'not_validated') {
+    add(
+      'dnssec',
+      `Optional: sign ${d} with DNSSEC (your DNS host signs the zone, your registrar publishes its DS record), so validating receivers can trust your MX, SPF and DMARC answers and DANE becomes possible.`,
+    );
+  }
+  const names = (pick: (h: DnssecEvaluation['hosts'][number]) => boolean) =>
+    dnssec.hosts.filter(pick).map((h) => h.tlsa_name);
+  const unvalidated = names((h) => h.tlsa === 'not_validated');
+  if (unvalidated.length > 0) {
+    add(
+      'dnssec',
+      `Sign the zone holding ${unvalidated.join(', ')}, or remove those TLSA records: without DNSSEC every sender ignores them.`,
+    );
+  }
+  const unusable = names((h) => h.tlsa === 'validated' && h.records.every((r) => !r.usable));
+  if (unusable.length > 0) {
+    add(
+      'dnssec',
+      `Replace the TLSA records at ${unusable.join(', ')} with DANE-EE(3) or DANE-TA(2) records, for example "3 1 1" and the SHA-256 digest of the server's public key.`,
+    );
+  }
+  // DANE is possible only where the MX and address answers validate: hosts in the domain's own signed zones.
+  const mxValidated = dnssec.answers.some((a) => a.type === 'MX' && a.validated);
+  const possible = mxValidated ? names((h) => h.addresses_validated === true && h.tlsa === 'none') : [];
+  if (possible.length > 0) {
+    add(
+      'dnssec',
+      `Optional: publish TLSA records at ${possible.join(', ')} (for example "3 1 1" and the SHA-256 digest of each server's public key), so DANE-aware senders insist on authenticated TLS to your MX hosts.`,
+    );
   }
 }

@@ -7,9 +7,12 @@
  *   score = min(round(100 × Σ points / Σ max_points), lowest cap)
  *
  * Weights (issue 5): DMARC 35, SPF 20, DKIM 20, MTA-STS 10, TLS-RPT 5,
- * BIMI 5, MX 5 — 100 in all. A check whose DNS lookup failed (status
- * `error`) has max_points 0: its points leave the maximum rather than count
- * as lost. Checks that do not apply to a domain without mail (null MX) are
+ * BIMI 5, MX 5 — 100 in all. DNSSEC/DANE (issue 19) weighs 0: it is reported
+ * with findings and recommendations but earns no points, because AD is only
+ * the resolver's word and TLSA records cannot be judged before they are
+ * compared with the MX hosts' certificates. A check whose DNS lookup failed
+ * (status `error`) has max_points 0: its points leave the maximum rather than
+ * count as lost. Checks that do not apply to a domain without mail (null MX) are
  * left out the same way, unless the domain is fully non-sending, which
  * earns their points.
  */
@@ -30,6 +33,7 @@ export const WEIGHTS: Readonly<Record<CheckId, number>> = Object.freeze({
   tls_rpt: 5,
   bimi: 5,
   mx: 5,
+  dnssec: 0,
 });
 
 export type Grade = 'A' | 'B' | 'C' | 'D' | 'F';
@@ -121,6 +125,7 @@ export function scoreEmailSecurity(facts: ScoringFacts): ScoreResult {
           ? full('tls_rpt', 'non-sending domain: TLS-RPT not applicable')
           : scoreTlsRpt(facts.tlsRpt),
         bimi: scoreBimi(facts.bimi),
+        dnssec: total([rule('informational: DNSSEC and DANE are reported, not scored', 0, 0)]),
       }
     : nonexistent();
   const all = Object.values(checks);
@@ -168,7 +173,7 @@ function full(check: CheckId, reason: string): CheckScore {
   return total([rule(reason, WEIGHTS[check], WEIGHTS[check])]);
 }
 
-/** NXDOMAIN: nothing can be earned; MTA-STS, TLS-RPT and BIMI are not applicable to a name that does not exist. */
+/** NXDOMAIN: nothing can be earned; MTA-STS, TLS-RPT, BIMI and DNSSEC are not applicable to a name that does not exist. */
 function nonexistent(): Record<CheckId, CheckScore> {
   const zero = (check: CheckId) => total([rule('the domain does not exist', 0, WEIGHTS[check])]);
   const na = () => excluded('the domain does not exist: not applicable');
@@ -180,6 +185,7 @@ function nonexistent(): Record<CheckId, CheckScore> {
     mta_sts: na(),
     tls_rpt: na(),
     bimi: na(),
+    dnssec: na(),
   };
 }
 

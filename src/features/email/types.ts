@@ -5,7 +5,7 @@
  * each check reports, so the weights live in one place.
  */
 
-export const CHECK_IDS = ['mx', 'spf', 'dmarc', 'dkim', 'mta_sts', 'tls_rpt', 'bimi'] as const;
+export const CHECK_IDS = ['mx', 'spf', 'dmarc', 'dkim', 'mta_sts', 'tls_rpt', 'bimi', 'dnssec'] as const;
 export type CheckId = (typeof CHECK_IDS)[number];
 
 export type CheckStatus = 'pass' | 'warn' | 'fail' | 'info' | 'error' | 'not_applicable';

@@ -3,6 +3,7 @@
  * eligibility for the browsers' preload list (https://hstspreload.org).
  * Pure functions; the service hands in what the fetches saw.
  */
+import { organizationalDomain } from '../../net/organizational-domain.js';
 import { isToken, splitOutsideQuotes, unquote } from './header-syntax.js';
 import { type HeaderFinding, missing } from './verdict.js';
 
@@ -176,8 +177,11 @@ export interface PreloadFacts {
  *  4. on the base domain, an HSTS header on HTTPS responses with max-age of at
  *     least one year, includeSubDomains and preload; when the HTTPS site
  *     redirects, the redirect itself must carry the header.
- * Only registrable domains (not subdomains) can be submitted; without the
- * Public Suffix List that is left unverified for names, and fails for IP literals.
+ * Only registrable domains can be submitted: a subdomain fails, naming the
+ * registrable domain to submit instead, and so does a public suffix itself
+ * (hstspreload's domain.is_subdomain and domain.format.public_suffix, decided
+ * by Go's publicsuffix package, which carries the private section of the list
+ * as our organizationalDomain does). IP literals fail: the list holds names.
  */
 export function hstsPreloadEligibility(facts: PreloadFacts): PreloadEligibility {
   const checks: PreloadCheck[] = [];
@@ -185,7 +189,7 @@ export function hstsPreloadEligibility(facts: PreloadFacts): PreloadEligibility 
     checks.push({ requirement, status, detail });
 
   if (facts.literal) add('domain name', 'fail', 'the preload list holds domain names, not IP addresses');
-  else add('registrable domain', 'unverified', 'only registrable domains (not subdomains) can be submitted');
+  else addRegistrable(facts.host, add);
 
   const https = facts.firstHttps;
   if (!https) add('valid certificate', 'fail', `https://${facts.host}/ gave no response`);
@@ -245,6 +249,28 @@ export function hstsPreloadEligibility(facts: PreloadFacts): PreloadEligibility 
     add('preload directive', p.preload ? 'pass' : 'fail', p.preload ? 'present' : 'absent');
   }
   return { eligible: checks.every((c) => c.status !== 'fail'), checks };
+}
+
+function addRegistrable(
+  host: string,
+  add: (requirement: string, status: CheckStatus, detail: string) => void,
+) {
+  const registrable = organizationalDomain(host);
+  if (registrable === null) {
+    add(
+      'registrable domain',
+      'fail',
+      `${host} is a public suffix (https://publicsuffix.org/), which cannot be submitted`,
+    );
+  } else if (registrable !== host) {
+    add(
+      'registrable domain',
+      'fail',
+      `${host} is a subdomain: only registrable domains can be submitted, so submit ${registrable} (its policy then covers ${host} through includeSubDomains)`,
+    );
+  } else {
+    add('registrable domain', 'pass', `${host} is a registrable domain (Public Suffix List)`);
+  }
 }
 
 function safeUrl(s: string): URL | undefined {

@@ -177,16 +177,24 @@ const SecurityHeadersSchema = Type.Object({
   grade: Type.Optional(Type.Enum(['A+', 'A', 'B', 'C', 'D', 'F'])),
   grade_notes: Type.Optional(Type.Array(Type.String())),
   hsts_preload: Type.Optional(
-    Type.Object({
-      eligible: Type.Boolean(),
-      checks: Type.Array(
-        Type.Object({
-          requirement: Type.String(),
-          status: Type.Enum(['pass', 'fail', 'unverified']),
-          detail: Type.String(),
-        }),
-      ),
-    }),
+    Type.Object(
+      {
+        eligible: Type.Boolean({ description: 'No check failed (`unverified` ones do not count).' }),
+        checks: Type.Array(
+          Type.Object({
+            requirement: Type.String({
+              description:
+                '`registrable domain` (from the Public Suffix List: a subdomain fails, naming the domain to ' +
+                'submit) or `domain name` for an IP literal, `valid certificate`, `HTTP redirects to HTTPS`, ' +
+                '`all subdomains serve HTTPS`, then the HSTS header rules.',
+            }),
+            status: Type.Enum(['pass', 'fail', 'unverified']),
+            detail: Type.String(),
+          }),
+        ),
+      },
+      { description: 'hstspreload.org submission requirements, as far as one host shows them.' },
+    ),
   ),
 });
 

@@ -9,6 +9,7 @@ const CHECK_NAMES: Record<EmailCheck['id'], string> = {
   mta_sts: 'MTA-STS',
   tls_rpt: 'TLS-RPT',
   bimi: 'BIMI',
+  dnssec: 'DNSSEC / DANE',
 };
 
 const STATUS: Record<EmailCheck['status'], { tone: Tone; label: string; icon: string }> = {

@@ -234,6 +234,41 @@ describe('DMARC evaluation', () => {
     expect(result.findings.map((f) => f.severity)).toEqual(['warning']);
   });
 
+  // Regression: a sibling sub-domain of the same organization was treated as external (it is neither
+  // the policy domain nor a parent of it), so its missing authorization record was reported as a problem.
+  it('a sibling sub-domain of the same organization is not external: no authorization asked', async () => {
+    const zones = [
+      TLD_ZONE,
+      makeZone(Z, [['_dmarc.mail.org.test', 'TXT', 'v=DMARC1; p=reject; rua=mailto:agg@reports.org.test']]),
+    ];
+    const resolver = zoneResolver(zones);
+    const result = await evaluateDmarc('mail.org.test', createMailDns(resolver));
+    expect(result.destinations).toEqual([
+      { domain: 'reports.org.test', tags: ['rua'], external: false, authorized: true },
+    ]);
+    expect(result.findings).toEqual([]);
+    expect(resolver.asked.map((q) => q.name)).toEqual(['_dmarc.mail.org.test']);
+  });
+
+  it('neighbours on a shared public suffix (a.github.io, b.github.io) are different organizations', async () => {
+    const zones = [
+      makeZone('a.github.io', [
+        ['_dmarc.a.github.io', 'TXT', 'v=DMARC1; p=reject; rua=mailto:agg@b.github.io'],
+      ]),
+      makeZone('b.github.io', []),
+    ];
+    const result = await evaluateDmarc('a.github.io', createMailDns(zoneResolver(zones)));
+    expect(result.destinations).toEqual([
+      {
+        domain: 'b.github.io',
+        tags: ['rua'],
+        external: true,
+        authorized: false,
+        authorization_name: 'a.github.io._report._dmarc.b.github.io',
+      },
+    ]);
+  });
+
   it('a DNS failure during the walk makes the check error', async () => {
     const result = await dmarcOf(
       'sub.org.test',

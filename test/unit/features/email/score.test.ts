@@ -51,9 +51,28 @@ const points = (r: ReturnType<typeof scoreEmailSecurity>) =>
   Object.fromEntries(Object.entries(r.checks).map(([id, c]) => [id, `${c.points}/${c.max_points}`]));
 
 describe('weights', () => {
-  it('total 100 (issue 5)', () => {
+  it('total 100 (issue 5); DNSSEC/DANE is informational, 0 (issue 19)', () => {
     expect(Object.values(WEIGHTS).reduce((a, b) => a + b, 0)).toBe(100);
-    expect(WEIGHTS).toEqual({ dmarc: 35, spf: 20, dkim: 20, mta_sts: 10, tls_rpt: 5, bimi: 5, mx: 5 });
+    expect(WEIGHTS).toEqual({
+      dmarc: 35,
+      spf: 20,
+      dkim: 20,
+      mta_sts: 10,
+      tls_rpt: 5,
+      bimi: 5,
+      mx: 5,
+      dnssec: 0,
+    });
+  });
+
+  it('the DNSSEC check carries no points whatever it found', () => {
+    expect(scoreEmailSecurity(perfect).checks.dnssec).toEqual({
+      points: 0,
+      max_points: 0,
+      breakdown: [
+        { rule: 'informational: DNSSEC and DANE are reported, not scored', points: 0, max_points: 0 },
+      ],
+    });
   });
 });
 
@@ -82,6 +101,7 @@ describe('worked examples', () => {
       mta_sts: '0/10',
       tls_rpt: '0/5',
       bimi: '0/5',
+      dnssec: '0/0',
     });
     expect(r).toMatchObject({ earned: 74, possible: 100, score: 74, grade: 'C', caps: [] });
     expect(r.checks.dkim.breakdown).toEqual([
@@ -169,6 +189,7 @@ describe('worked examples', () => {
       mta_sts: '10/10',
       tls_rpt: '5/5',
       bimi: '0/5',
+      dnssec: '0/0',
     });
     expect(r).toMatchObject({ score: 90, grade: 'A' });
   });

@@ -1,7 +1,8 @@
 /**
  * A DnsResolver stand-in for unit tests: answers from fixture zones with the
  * fake DNS server's own `lookup` (CNAMEs followed, NXDOMAIN vs NODATA), no
- * sockets. `fail` makes chosen questions fail the way the real resolver does
+ * sockets, AD as the zones say (`testZone(..., { ad: true })`). `fail` makes
+ * chosen questions fail the way the real resolver does
  * when every provider fails (a 502 AppError with providers_tried), and
  * `asked` records every question in order.
  */
@@ -48,7 +49,7 @@ export function zoneResolver(
       }
       const value: DnsAnswer = {
         rcode: result.rcode,
-        flags: { aa: false, tc: false, rd: true, ra: true, ad: false, cd: false },
+        flags: { aa: false, tc: false, rd: true, ra: true, ad: result.ad, cd: false },
         answers: result.answers.map(toRR),
         authorities: result.authorities.map(toRR),
         ede: [],
@@ -83,6 +84,11 @@ function toRR(r: FakeRecord): DnsRR {
     case 'TXT': {
       const strings = (Array.isArray(r.data) ? r.data : [r.data]).map(String);
       return { ...base, type: 'TXT', data: { text: strings.join(''), strings } };
+    }
+    case 'TLSA': {
+      const t = r.data as { usage: number; selector: number; matchingType: number; certificate: Buffer };
+      const data = { usage: t.usage, selector: t.selector, matchingType: t.matchingType };
+      return { ...base, type: 'TLSA', data: { ...data, data: t.certificate.toString('hex').toUpperCase() } };
     }
     case 'SOA':
       // The fake server's SOA record: the zone's SOA without its TTL, which is the record's.
@@ -130,14 +136,21 @@ export class RoundGate {
   }
 }
 
-/** A zone for a unit test: `[name, type, data]` rows, TXT data as plain text (split into 255-octet strings). */
-export function makeZone(origin: string, rows: [string, string, unknown][]): FakeZone {
+/**
+ * A zone for a unit test: `[name, type, data]` rows, TXT data as plain text (split into 255-octet
+ * strings); `ad` signs it, as far as the AD bit tells (every answer from it carries AD).
+ */
+export function makeZone(
+  origin: string,
+  rows: [string, string, unknown][],
+  opts: { ad?: boolean } = {},
+): FakeZone {
   const records = rows.map(([name, type, data]) => ({
     name,
     type,
     data: type === 'TXT' && typeof data === 'string' ? characterStrings(data) : data,
   }));
-  return testZone(origin, records, { ttl: 300 });
+  return testZone(origin, records, { ttl: 300, ...opts });
 }
 
 /** The .test top-level zone, so lookups that leave every fixture zone end in NXDOMAIN rather than REFUSED. */

@@ -115,9 +115,41 @@ describe('hstsPreloadEligibility (hstspreload.org)', () => {
     const result = hstsPreloadEligibility(eligible);
     expect(result.eligible).toBe(true);
     expect(result.checks.filter((c) => c.status === 'unverified').map((c) => c.requirement)).toEqual([
-      'registrable domain',
       'all subdomains serve HTTPS',
     ]);
+    expect(result.checks[0]).toEqual({
+      requirement: 'registrable domain',
+      status: 'pass',
+      detail: 'example.com is a registrable domain (Public Suffix List)',
+    });
+  });
+
+  it('refuses a subdomain, naming the registrable domain to submit (Public Suffix List)', () => {
+    const www = hstsPreloadEligibility({
+      ...eligible,
+      host: 'www.example.co.uk',
+      firstHttp: { kind: 'response', status: 301, location: 'https://www.example.co.uk/' },
+    });
+    expect(www.eligible).toBe(false);
+    expect(www.checks.filter((c) => c.status === 'fail')).toEqual([
+      {
+        requirement: 'registrable domain',
+        status: 'fail',
+        detail:
+          'www.example.co.uk is a subdomain: only registrable domains can be submitted, so submit example.co.uk (its policy then covers www.example.co.uk through includeSubDomains)',
+      },
+    ]);
+    // The private section counts, as in hstspreload.org's own list: a user's github.io site is registrable.
+    expect(status({ ...eligible, host: 'me.github.io' }, 'registrable domain')).toBe('pass');
+    expect(status({ ...eligible, host: 'example.co.uk' }, 'registrable domain')).toBe('pass');
+  });
+
+  it('refuses a public suffix itself', () => {
+    expect(hstsPreloadEligibility({ ...eligible, host: 'github.io' }).checks[0]).toEqual({
+      requirement: 'registrable domain',
+      status: 'fail',
+      detail: 'github.io is a public suffix (https://publicsuffix.org/), which cannot be submitted',
+    });
   });
 
   it('needs a max-age of a year, includeSubDomains and preload', () => {
