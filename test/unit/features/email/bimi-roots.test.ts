@@ -15,6 +15,7 @@ import {
   parseMarkRoots,
 } from '../../../../src/features/email/bimi-roots.js';
 import { testMarkAuthority } from '../../../fakes/test-vmc.js';
+import { buildTestApp } from '../../../helper.js';
 
 const text = readFileSync(BUNDLED_MARK_ROOTS_FILE, 'utf8');
 
@@ -75,7 +76,7 @@ describe('BIMI_VMC_ROOTS_FILE', () => {
     expect(roots.at(-1)!.cert.subject).toBe('CN=netdiag test Mark Verifying Authority, O=netdiag tests');
   });
 
-  it('is checked at start-up, and a file that is not PEM fails where it is read, naming it', async () => {
+  it('is checked at start-up: unreadable, or not PEM, it stops the service naming the file', async () => {
     expect(() => loadConfig({ BIMI_VMC_ROOTS_FILE: '/nonexistent/roots.pem' })).toThrow(ConfigError);
     expect(() => loadConfig({ BIMI_VMC_ROOTS_FILE: '/nonexistent/roots.pem' })).toThrow(
       'BIMI_VMC_ROOTS_FILE: cannot read "/nonexistent/roots.pem" (ENOENT)',
@@ -86,5 +87,9 @@ describe('BIMI_VMC_ROOTS_FILE', () => {
     writeFileSync(notPem, 'hello');
     const loader = markRootsLoader(notPem);
     expect(() => loader()).toThrow(`${notPem}: no certificate`);
+    // The app reads the operator's file as it starts, so such a file stops it.
+    await expect(buildTestApp({ config: { bimiVmcRootsFile: notPem } })).rejects.toThrow(
+      `${notPem}: no certificate`,
+    );
   });
 });
