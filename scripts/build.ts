@@ -17,8 +17,16 @@
  * older than its sources, and an unchanged tree costs one hash of ~250 files.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { API_TYPES, bundleSite, generateApiTypes, typecheckClient, WEB_SRC } from './build-web.js';
 
@@ -45,9 +53,17 @@ function serverSources(): string[] {
   return filesUnder(SRC, (p) => p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.startsWith(WEB_SRC));
 }
 
+/**
+ * Data files a server module reads relative to itself (the Mark Verifying Authority roots),
+ * copied beside the built modules: a production install ships dist/ alone.
+ */
+function serverData(): string[] {
+  return filesUnder(SRC, (p) => p.endsWith('.pem') && !p.startsWith(WEB_SRC));
+}
+
 function inputsOf(part: Part): string[] {
   const self = fileURLToPath(import.meta.url);
-  if (part === 'server') return [...serverSources(), self];
+  if (part === 'server') return [...serverSources(), ...serverData(), self];
   return [...filesUnder(WEB_SRC, (p) => p !== API_TYPES), join(ROOT, 'scripts/build-web.ts'), self];
 }
 
@@ -84,6 +100,11 @@ async function buildServer(): Promise<number> {
     target: 'node20',
     logLevel: 'warning',
   });
+  for (const file of serverData()) {
+    const out = join(DIST, relative(SRC, file));
+    mkdirSync(dirname(out), { recursive: true });
+    copyFileSync(file, out);
+  }
   return entryPoints.length;
 }
 

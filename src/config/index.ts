@@ -6,6 +6,7 @@
  * throws ConfigError naming the variable, which server.ts prints as one line.
  */
 import { randomBytes } from 'node:crypto';
+import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,6 +76,8 @@ export interface Config {
   /** Prometheus metrics on their own listener; undefined: not served. */
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
+  /** A PEM file of Mark Verifying Authority roots trusted for BIMI VMCs besides the bundled list. */
+  readonly bimiVmcRootsFile: string | undefined;
 }
 
 export interface RateLimitSpec {
@@ -178,6 +181,17 @@ function httpUrl(
   if (url.username || url.password) throw new ConfigError(name, 'must not carry credentials in the URL');
   // Kept as written (minus a trailing slash) so a path prefix survives: adapters append to it.
   return value.replace(/\/+$/, '');
+}
+
+/** A file the process can read, checked at start-up: a typo stops it rather than failing later. */
+function readableFile(env: Env, name: string): string | undefined {
+  const path = raw(env, name);
+  try {
+    if (path !== undefined) accessSync(path, constants.R_OK);
+  } catch (err) {
+    throw new ConfigError(name, `cannot read "${path}" (${(err as NodeJS.ErrnoException).code})`);
+  }
+  return path;
 }
 
 function parseTrustProxy(env: Env): TrustProxy {
@@ -399,6 +413,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPort:
       metricsPortRaw === undefined ? undefined : intInRange(env, 'METRICS_PORT', metricsPortRaw, 0, 65535),
     metricsHost: raw(env, 'METRICS_HOST') ?? DEFAULTS.METRICS_HOST,
+    bimiVmcRootsFile: readableFile(env, 'BIMI_VMC_ROOTS_FILE'),
   };
   return Object.freeze(config);
 }

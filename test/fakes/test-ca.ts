@@ -107,7 +107,12 @@ export function untrustedLeaf(): Promise<IssuedCert> {
   return untrusted;
 }
 
-async function createPki(caName: string): Promise<Omit<TestPki, 'caFile'>> {
+/**
+ * A PKI of its own (a root named `caName`, its server leaf, and the means to issue more), for
+ * tests that need an authority apart from the process-wide test CA: a Mark Verifying
+ * Authority (test/fakes/test-vmc.ts), a CA nobody trusts. Nothing trusts it unless told to.
+ */
+export async function createPki(caName: string): Promise<Omit<TestPki, 'caFile'>> {
   const caKeys = await generateKeys();
   const now = Date.now();
   const caCert = await x509.X509CertificateGenerator.createSelfSigned({

@@ -10,13 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
 import { type HttpTarget, startHttpTarget } from '../fakes/http-targets.js';
 import { getTestPki } from '../fakes/test-ca.js';
+import { issueVmc, type TestMarkAuthority, testMarkAuthority } from '../fakes/test-vmc.js';
 import { fixtureText, SCENARIOS, scenario, sharedZones } from '../fixtures/email/zones.js';
 import { buildTestApp } from '../helper.js';
-import { issueVmc } from '../unit/features/email/vmc-fixture.js';
 
 let dns: FakeDnsServer;
 let target: HttpTarget;
 let ca: string;
+let mva: TestMarkAuthority;
 
 const STRONG_POLICY =
   'version: STSv1\r\nmode: enforce\r\nmx: mx1.strong.email.test\r\nmx: *.strong.email.test\r\nmax_age: 1209600\r\n';
@@ -24,10 +25,17 @@ const MISMATCH_POLICY = 'version: STSv1\nmode: enforce\nmx: *.sts-mismatch.email
 
 beforeAll(async () => {
   ca = (await getTestPki()).caPem;
+  mva = await testMarkAuthority();
   const vmc = await issueVmc({ domains: ['strong.email.test'] });
+  const orgVmc = await issueVmc({ domains: ['brand-org.test'] });
   target = await startHttpTarget({
     protocol: 'https',
-    names: ['mta-sts.strong.email.test', 'mta-sts.sts-mismatch.email.test', 'bimi.strong.email.test'],
+    names: [
+      'mta-sts.strong.email.test',
+      'mta-sts.sts-mismatch.email.test',
+      'bimi.strong.email.test',
+      'bimi.brand-org.test',
+    ],
     routes: {
       '/.well-known/mta-sts.txt': (req) => ({
         headers: { 'content-type': 'text/plain' },
@@ -35,6 +43,7 @@ beforeAll(async () => {
       }),
       '/logo.svg': { headers: { 'content-type': 'image/svg+xml' }, body: fixtureText('logo.svg') },
       '/vmc.pem': { headers: { 'content-type': 'application/pem-certificate-chain' }, body: vmc },
+      '/org-vmc.pem': { headers: { 'content-type': 'application/pem-certificate-chain' }, body: orgVmc },
     },
   });
   const vars = { sts: target.address, bimi: target.address };
@@ -47,10 +56,12 @@ afterAll(async () => {
   await Promise.all([dns?.close(), target?.close()]);
 });
 
-function app() {
+/** The app, trusting the test Mark Verifying Authority (BIMI_VMC_ROOTS_FILE) unless told not to. */
+function app(opts: { mva?: boolean } = {}) {
   return buildTestApp({
     ca,
     config: {
+      ...(opts.mva === false ? {} : { bimiVmcRootsFile: mva.rootFile }),
       dnsResolvers: [dns.doh],
       unsafeAllowTargetCidrs: ['127.0.0.0/8'],
       rateLimitExpensive: { points: 1000, seconds: 60 },
@@ -67,9 +78,9 @@ interface CheckView {
   findings: { severity: string; message: string; rfc: string }[];
 }
 
-async function check(name: (typeof SCENARIOS)[number]) {
+async function check(name: (typeof SCENARIOS)[number], opts: { mva?: boolean } = {}) {
   const s = scenario(name, { sts: '127.0.0.1', bimi: '127.0.0.1' });
-  const res = await (await app()).inject({ url: '/api/email-security', query: s.query });
+  const res = await (await app(opts)).inject({ url: '/api/email-security', query: s.query });
   expect(res.statusCode, res.body).toBe(200);
   const body = res.json();
   // Each check with its facts from `details.<id>` beside it, for compact assertions.
@@ -84,8 +95,9 @@ async function check(name: (typeof SCENARIOS)[number]) {
 // Findings every scenario without the optional records shares.
 const noMtaSts = (d: string) => [`warning: No "v=STSv1" TXT record at _mta-sts.${d}. (RFC 8461 §3.1)`];
 const noTlsRpt = (d: string) => [`warning: No "v=TLSRPTv1" TXT record at _smtp._tls.${d}. (RFC 8460 §3)`];
+// A sub-domain of email.test: the organizational domain is asked too (issue 19).
 const noBimi = (d: string) => [
-  `info: No "v=BIMI1" record at default._bimi.${d}. (draft-brand-indicators-for-message-identification)`,
+  `info: No "v=BIMI1" record at default._bimi.${d} or default._bimi.email.test. (draft-brand-indicators-for-message-identification)`,
 ];
 
 describe('email-security scenarios (issue 5)', () => {
@@ -109,7 +121,7 @@ describe('email-security scenarios (issue 5)', () => {
     expect(line('bimi')).toEqual(['pass', 5, 5]);
     for (const id of ['mx', 'spf', 'dmarc', 'dkim', 'mta_sts', 'tls_rpt']) expect(findings(id)).toEqual([]);
     expect(findings('bimi')).toEqual([
-      'info: The chain was checked for consistency; its root was not checked against the Mark Verifying Authorities. (BIMI Group VMC Requirements)',
+      'info: Not checked: whether the VMC is revoked (CRL) and its Certificate Transparency proofs (SCTs). (draft-fetch-validation-vmc-wchuang)',
     ]);
     // The SPF tree: root → include:_spf.provider.test → include:_spf2.provider.test, 3 lookups in all.
     expect(checks.spf!).toMatchObject({
@@ -142,7 +154,14 @@ describe('email-security scenarios (issue 5)', () => {
     expect(checks.bimi!).toMatchObject({
       details: {
         svg: { valid: true, title: 'Strong Example' },
-        vmc: { valid: true, bimi_eku: true, domains: ['strong.email.test'] },
+        vmc: {
+          valid: true,
+          bimi_eku: true,
+          logotype: true,
+          domains: ['strong.email.test'],
+          mva_root: 'CN=netdiag test Mark Verifying Authority, O=netdiag tests',
+          logo: { media_type: 'image/svg+xml', matches_hash: true, matches_location: true },
+        },
       },
     });
     expect(body.mx).toEqual([
@@ -501,6 +520,51 @@ describe('email-security scenarios (issue 5)', () => {
         priority: 'high',
         text: 'missing.email.test does not exist in the DNS: check the spelling, or register and configure it.',
       },
+    ]);
+  });
+});
+
+describe('BIMI: the Mark Verifying Authority behind the VMC, and the organizational domain (issue 19)', () => {
+  it('the strong domain’s VMC from a root the service does not trust earns no VMC point (99 → A)', async () => {
+    const { body, line, findings, checks } = await check('strong', { mva: false });
+    expect(body).toMatchObject({ score: 99, grade: 'A' });
+    expect(line('bimi')).toEqual(['fail', 4, 5]);
+    expect(findings('bimi')).toEqual([
+      'error: The chain ends at CN=netdiag test VMC issuing CA, O=netdiag tests, issued by CN=netdiag test Mark Verifying Authority, O=netdiag tests, which is not a Mark Verifying Authority root: receivers do not trust this VMC. (draft-fetch-validation-vmc-wchuang)',
+      'info: Not checked: whether the VMC is revoked (CRL) and its Certificate Transparency proofs (SCTs). (draft-fetch-validation-vmc-wchuang)',
+    ]);
+    expect(checks.bimi!).toMatchObject({
+      details: { vmc: { valid: false, logotype: true, mva_root: null } },
+    });
+    expect(body.recommendations).toEqual([
+      expect.objectContaining({
+        check: 'bimi',
+        text: 'Fix the VMC at a= (see findings): receivers accept one that chains to a Mark Verifying Authority and carries the same SVG as l=.',
+      }),
+    ]);
+  });
+
+  it('no record at the sub-domain: the organizational domain’s record and VMC apply, and the answer says where from', async () => {
+    target.reset();
+    const { line, findings, checks } = await check('bimi-org-fallback');
+    expect(line('bimi')).toEqual(['pass', 5, 5]);
+    expect(checks.bimi!).toMatchObject({
+      record: 'v=BIMI1; l=https://bimi.brand-org.test/logo.svg; a=https://bimi.brand-org.test/org-vmc.pem',
+      summary:
+        'BIMI record at default._bimi.brand-org.test (the organizational domain’s) with a valid SVG logo and a valid VMC.',
+      details: {
+        selector: 'default',
+        record_domain: 'brand-org.test',
+        inherited: true,
+        vmc: { valid: true, domains: ['brand-org.test'], logo: { matches_location: true } },
+      },
+    });
+    expect(findings('bimi')).toEqual([
+      'info: Not checked: whether the VMC is revoked (CRL) and its Certificate Transparency proofs (SCTs). (draft-fetch-validation-vmc-wchuang)',
+    ]);
+    expect(target.requests.map((r) => `${r.host} ${r.path}`).sort()).toEqual([
+      'bimi.brand-org.test /logo.svg',
+      'bimi.brand-org.test /org-vmc.pem',
     ]);
   });
 });

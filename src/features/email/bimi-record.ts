@@ -58,6 +58,8 @@ export function parseBimiRecord(text: string): BimiRecord {
 
 export interface BimiLookup {
   selector: string;
+  /** The domain asked: the author domain, or its organizational domain when that held no record. */
+  domain: string;
   /** `<selector>._bimi.<domain>` */
   name: string;
   outcome: DnsOutcome<string>;

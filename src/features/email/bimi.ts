@@ -1,16 +1,20 @@
 /**
  * BIMI (draft-brand-indicators-for-message-identification): the evaluation
- * of a domain's assertion record (bimi-record.ts), the SVG logo it points to
+ * of a domain's assertion record (bimi-record.ts, found by bimi-discovery.ts
+ * at the domain or its organizational domain), the SVG logo it points to
  * (bimi-svg.ts) and the Verified Mark Certificate at `a=` when there is one
  * (bimi-vmc.ts), with DMARC enforcement as the prerequisite. Pure: the
  * service fetches through outbound safety and hands the bytes in.
  */
 import { createHash } from 'node:crypto';
+import { organizationalDomain } from '../../net/organizational-domain.js';
 import { BIMI_SPEC, type BimiLookup, chooseBimiRecord, parseBimiRecord } from './bimi-record.js';
+import { bundledMarkRoots, type MarkRoots } from './bimi-roots.js';
 import { checkSvg, type SvgReport } from './bimi-svg.js';
 import { checkVmc, unreadVmc, type VmcReport } from './bimi-vmc.js';
 import { type CheckStatus, type FetchOutcome, type Finding, finding } from './types.js';
 
+export { type BimiDiscovery, discoverBimi } from './bimi-discovery.js';
 export {
   type BimiLookup,
   type BimiRecord,
@@ -18,6 +22,7 @@ export {
   isBimiRecord,
   parseBimiRecord,
 } from './bimi-record.js';
+export { type MarkRoots, markRootsLoader } from './bimi-roots.js';
 export { checkSvg, SVG_MAX_BYTES, type SvgReport } from './bimi-svg.js';
 export { BIMI_EKU, checkVmc, VMC_MAX_BYTES, type VmcReport } from './bimi-vmc.js';
 
@@ -25,6 +30,8 @@ export interface BimiEvaluation {
   state: 'none' | 'declined' | 'invalid' | 'record' | 'error';
   selector: string | null;
   record: string | null;
+  /** The domain the record was found at: the domain itself, or its organizational domain. */
+  recordDomain: string | null;
   location: string | null;
   authority: string | null;
   svg: SvgReport | null;
@@ -41,19 +48,22 @@ export interface BimiEvaluation {
 
 export interface BimiInput {
   domain: string;
-  /** Candidates in order of preference (the caller's selectors, then default). */
+  /** Candidates in order of preference (the caller's selectors, then default; each at the domain, then its organizational domain). */
   lookups: BimiLookup[];
   svg?: FetchOutcome;
   vmc?: FetchOutcome;
   /** DMARC at quarantine or reject (after t=y); undefined when DMARC could not be determined. */
   dmarcEnforced: boolean | undefined;
   now: number;
+  /** The Mark Verifying Authority roots a VMC must chain to; default the bundled list. */
+  markRoots?: MarkRoots;
 }
 
 export function evaluateBimi(input: BimiInput): BimiEvaluation {
   const base = {
     selector: null,
     record: null,
+    recordDomain: null,
     location: null,
     authority: null,
     svg: null,
@@ -91,7 +101,7 @@ export function evaluateBimi(input: BimiInput): BimiEvaluation {
   }
   const { lookup, records } = chosen;
   const record = records[0]!;
-  const withRecord = { ...base, selector: lookup.selector, record };
+  const withRecord = { ...base, selector: lookup.selector, record, recordDomain: lookup.domain };
   if (records.length > 1) {
     return {
       ...withRecord,
@@ -141,6 +151,7 @@ export function evaluateBimi(input: BimiInput): BimiEvaluation {
 
   let svg: SvgReport | null = null;
   let svgValid: boolean | undefined;
+  let svgBody: Buffer | undefined;
   if (parsed.location) {
     const result = fetchedBody(input.svg, parsed.location, 'logo', findings);
     svg = {
@@ -152,6 +163,7 @@ export function evaluateBimi(input: BimiInput): BimiEvaluation {
       valid: false,
     };
     if (result.body) {
+      svgBody = result.truncated ? undefined : result.body;
       const check = checkSvg(result.body, result.truncated);
       findings.push(...check.findings);
       svg = {
@@ -174,7 +186,15 @@ export function evaluateBimi(input: BimiInput): BimiEvaluation {
     const result = fetchedBody(input.vmc, parsed.authority, 'VMC', findings);
     vmc = { url: parsed.authority, http_status: result.status, ...unreadVmc() };
     if (result.body) {
-      const check = checkVmc(result.body.toString('utf8'), input.domain, input.now);
+      const org = organizationalDomain(input.domain);
+      const check = checkVmc({
+        pem: result.body.toString('utf8'),
+        domains: org && org !== input.domain ? [input.domain, org] : [input.domain],
+        selector: lookup.selector,
+        location: svgBody,
+        roots: (input.markRoots ?? bundledMarkRoots)(),
+        now: input.now,
+      });
       findings.push(...check.findings);
       vmc = { ...vmc, ...check.report };
     }
@@ -214,7 +234,7 @@ export function evaluateBimi(input: BimiInput): BimiEvaluation {
     summary:
       input.dmarcEnforced === false
         ? 'BIMI record published, but DMARC is not at enforcement, so no logo is shown.'
-        : `BIMI record at ${lookup.name} with ${parts.join(' and ')}.`,
+        : `BIMI record at ${lookup.name}${lookup.domain === input.domain ? '' : ' (the organizational domain’s)'} with ${parts.join(' and ')}.`,
     findings,
   };
 }

@@ -3,18 +3,24 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { answer } from '../../plugins/http-headers.js';
 import { errorResponses } from '../shared.schema.js';
+import { markRootsLoader } from './bimi.js';
 import { EmailSecurityQuerySchema, EmailSecurityResponseSchema } from './email.schema.js';
 import { lookupEmailSecurity } from './email.service.js';
 import { createSafeFetcher } from './resource-fetcher.js';
 
 export default async function emailRoutes(base: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
+  const markRoots = markRootsLoader(ctx.config.bimiVmcRootsFile);
+  // The operator's roots are read now, so a file that is not what it should be stops the start;
+  // the bundled list alone waits for the first VMC.
+  if (ctx.config.bimiVmcRootsFile) markRoots();
   // MTA-STS policies and BIMI assets are user-influenced destinations: outbound safety, always.
   const deps = {
     dns: ctx.dns,
     fetcher: createSafeFetcher(ctx.outbound),
     clock: ctx.clock,
     loader: ctx.loader,
+    markRoots,
   };
   app.get(
     '/api/email-security',

@@ -205,6 +205,15 @@ const TlsRptDetails = Type.Object({
 const BimiDetails = Type.Object({
   state: Type.Enum(['none', 'declined', 'invalid', 'record', 'error']),
   selector: Nullable(Type.String()),
+  record_domain: Nullable(
+    Type.String({
+      description:
+        'Where the record was found: the domain, or its organizational domain (Public Suffix List) when the ' +
+        'domain has no BIMI record at that selector (draft-brand-indicators-for-message-identification, ' +
+        '"Assertion Record Discovery").',
+    }),
+  ),
+  inherited: Type.Boolean({ description: 'The record is the organizational domain’s.' }),
   location: Nullable(Type.String({ description: 'l=: the SVG logo URL.' })),
   authority: Nullable(Type.String({ description: 'a=: the VMC URL.' })),
   dmarc_enforced: Nullable(Type.Boolean()),
@@ -222,14 +231,47 @@ const BimiDetails = Type.Object({
     Type.Object({
       url: Type.String(),
       http_status: Nullable(Type.Integer()),
-      valid: Type.Boolean(),
+      valid: Type.Boolean({
+        description:
+          'Every check passed: the chain verifies to a Mark Verifying Authority root, the dates, the BIMI ' +
+          'extended key usage, the domain among the subjectAltNames, and the logotype SVG (its hash, SVG Tiny ' +
+          'PS, and the same SVG as at l=).',
+      }),
       subject: Nullable(Type.String()),
       issuer: Nullable(Type.String()),
       not_before: Nullable(Type.String()),
       not_after: Nullable(Type.String()),
       domains: Type.Array(Type.String()),
       bimi_eku: Type.Boolean(),
-      logotype: Type.Boolean(),
+      logotype: Type.Boolean({ description: 'The leaf has the logotype extension (1.3.6.1.5.5.7.1.12).' }),
+      mva_root: Nullable(
+        Type.String({
+          description:
+            'Subject of the Mark Verifying Authority root the chain verifies to (the bundled list, plus ' +
+            '`BIMI_VMC_ROOTS_FILE`); null when it verifies to none of them.',
+        }),
+      ),
+      logo: Nullable(
+        Type.Object(
+          {
+            media_type: Type.String(),
+            hash_algorithm: Nullable(
+              Type.String({ description: "The logotype hash's algorithm, e.g. sha256." }),
+            ),
+            hash: Nullable(Type.String({ description: 'The logotype hash, hex.' })),
+            matches_hash: Type.Boolean({ description: 'The embedded SVG hashes to it.' }),
+            matches_location: Nullable(
+              Type.Boolean({
+                description: 'The SVG fetched from l= hashes to it too; null when none was fetched.',
+              }),
+            ),
+          },
+          {
+            description:
+              'The mark the VMC carries (RFC 9399 logotype, subject logo); null when none was read.',
+          },
+        ),
+      ),
     }),
   ),
 });

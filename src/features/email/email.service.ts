@@ -9,14 +9,7 @@ import type { CachedLoader } from '../../cache/cached.js';
 import { badInput } from '../../errors.js';
 import { normalizeDomain } from '../../net/names.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
-import {
-  type BimiLookup,
-  chooseBimiRecord,
-  evaluateBimi,
-  parseBimiRecord,
-  SVG_MAX_BYTES,
-  VMC_MAX_BYTES,
-} from './bimi.js';
+import { discoverBimi, evaluateBimi, type MarkRoots } from './bimi.js';
 import { evaluateDkim } from './dkim.js';
 import { parseSelectors, selectorsToTest } from './dkim-selectors.js';
 import { evaluateDmarc } from './dmarc.js';
@@ -41,7 +34,7 @@ import type { ResourceFetcher } from './resource-fetcher.js';
 import { type CheckScore, scoreEmailSecurity } from './score.js';
 import { evaluateSpf, SPF_LOOKUP_LIMIT, SPF_VOID_LIMIT } from './spf.js';
 import { evaluateTlsRpt, type TlsRptEvaluation } from './tls-rpt.js';
-import type { CheckId, CheckStatus, FetchOutcome, Finding } from './types.js';
+import type { CheckId, CheckStatus, Finding } from './types.js';
 
 /** Seconds a complete answer is reused. */
 export const EMAIL_SECURITY_TTL = 300;
@@ -56,6 +49,8 @@ export interface EmailSecurityDeps {
   dns: Pick<DnsResolver, 'resolve'>;
   fetcher: ResourceFetcher;
   clock: () => number;
+  /** The Mark Verifying Authority roots BIMI VMCs must chain to; default the bundled list. */
+  markRoots?: MarkRoots;
 }
 
 /** Validates `domain` and `selector`, or throws a 400 naming the parameter. */
@@ -119,7 +114,7 @@ export async function checkEmailSecurity(
       return { txt, fetched };
     })(),
     dns.txt(`_smtp._tls.${domain}`),
-    fetchBimi(domain, bimiSelectors, dns, deps.fetcher),
+    discoverBimi(domain, bimiSelectors, dns, deps.fetcher),
   ]);
 
   const stats = dns.stats();
@@ -141,7 +136,13 @@ export async function checkEmailSecurity(
       : dmarc.state === 'none'
         ? false
         : undefined;
-  const bimi = evaluateBimi({ domain, ...bimiInput, dmarcEnforced, now: deps.clock() });
+  const bimi = evaluateBimi({
+    domain,
+    ...bimiInput,
+    dmarcEnforced,
+    now: deps.clock(),
+    markRoots: deps.markRoots,
+  });
 
   const score = scoreEmailSecurity({ exists, mx, spf, dmarc, dkim, mtaSts, tlsRpt, bimi });
   const { checks, details } = buildChecks({
@@ -185,30 +186,6 @@ export async function checkEmailSecurity(
     source_id: source.id,
     providers_tried: stats.providersTried,
   };
-}
-
-/** BIMI record lookups for every candidate selector at once, then the logo and VMC fetched together. */
-async function fetchBimi(
-  domain: string,
-  selectors: string[],
-  dns: ReturnType<typeof createMailDns>,
-  fetcher: ResourceFetcher,
-): Promise<{ lookups: BimiLookup[]; svg?: FetchOutcome; vmc?: FetchOutcome }> {
-  const lookups = await Promise.all(
-    selectors.map(async (selector) => {
-      const name = `${selector}._bimi.${domain}`;
-      return { selector, name, outcome: await dns.txt(name) };
-    }),
-  );
-  const chosen = chooseBimiRecord(lookups);
-  if (chosen?.records.length !== 1) return { lookups };
-  const parsed = parseBimiRecord(chosen.records[0]!);
-  if (!parsed.valid) return { lookups };
-  const [svg, vmc] = await Promise.all([
-    parsed.location ? fetcher({ url: parsed.location, maxBytes: SVG_MAX_BYTES + 1 }) : undefined,
-    parsed.authority ? fetcher({ url: parsed.authority, maxBytes: VMC_MAX_BYTES }) : undefined,
-  ]);
-  return { lookups, svg, vmc };
 }
 
 function notApplicableSts(domain: string, exists: boolean): MtaStsEvaluation {
@@ -350,6 +327,8 @@ function buildChecks(parts: CheckParts): { checks: EmailCheck[]; details: EmailC
     bimi: {
       state: bimi.state,
       selector: bimi.selector,
+      record_domain: bimi.recordDomain,
+      inherited: bimi.recordDomain !== null && bimi.recordDomain !== parts.domain,
       location: bimi.location,
       authority: bimi.authority,
       dmarc_enforced: bimi.dmarcEnforced ?? null,

@@ -231,7 +231,9 @@ function adviseBimi(bimi: BimiEvaluation, add: Add): void {
   if (bimi.vmcValid === false)
     add(
       'bimi',
-      'Obtain a Verified Mark Certificate and publish it at a= so Gmail and Apple Mail show the logo.',
+      bimi.vmc
+        ? 'Fix the VMC at a= (see findings): receivers accept one that chains to a Mark Verifying Authority and carries the same SVG as l=.'
+        : 'Obtain a Verified Mark Certificate and publish it at a= so Gmail and Apple Mail show the logo.',
     );
 }
 

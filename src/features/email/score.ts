@@ -281,6 +281,7 @@ export function scoreBimi(bimi: ScoringFacts['bimi']): CheckScore {
   return total([
     part('BIMI record with a logo', bimi.recordValid, 2),
     part('SVG logo passes the checks', bimi.svgValid, 2),
-    part('valid VMC', bimi.vmcValid, 1),
+    // Valid as receivers judge it (bimi-vmc.ts): chained to a Mark Verifying Authority root, carrying the l= logo.
+    part('valid VMC (verifies to a Mark Verifying Authority, carries the l= logo)', bimi.vmcValid, 1),
   ]);
 }

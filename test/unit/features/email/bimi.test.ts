@@ -1,18 +1,17 @@
 /**
- * BIMI: the assertion record, the SVG Tiny PS checks, the VMC checks and the
- * DMARC-enforcement prerequisite.
+ * BIMI: the assertion record, the SVG Tiny PS checks and the evaluation with
+ * its DMARC-enforcement prerequisite. The VMC checks: bimi-vmc.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import {
   type BimiInput,
   checkSvg,
-  checkVmc,
   evaluateBimi,
   parseBimiRecord,
 } from '../../../../src/features/email/bimi.js';
 import type { FetchOutcome } from '../../../../src/features/email/types.js';
+import { issueVmc, testMarkAuthority } from '../../../fakes/test-vmc.js';
 import { fixtureText } from '../../../fixtures/email/zones.js';
-import { issueVmc } from './vmc-fixture.js';
 
 const svg = (text: string) => checkSvg(Buffer.from(text), false);
 const GOOD = fixtureText('logo.svg');
@@ -148,48 +147,11 @@ describe('BIMI SVG is read as XML, not matched with patterns', () => {
   });
 });
 
-describe('VMC', () => {
-  const now = Date.now();
-
-  it('a chain with the BIMI EKU naming the domain, in its dates, is valid (the MVA root is not checked, and it says so)', async () => {
-    const result = checkVmc(await issueVmc({ domains: ['brand.test'] }), 'brand.test', now);
-    expect(result.valid).toBe(true);
-    expect(result.report).toMatchObject({ bimi_eku: true, logotype: true, domains: ['brand.test'] });
-    expect(result.findings.map((f) => f.severity)).toEqual(['info']);
-  });
-
-  it('finds an expired, misnamed, non-BIMI certificate with a broken chain', async () => {
-    const pem = await issueVmc({
-      domains: ['other.test'],
-      bimiEku: false,
-      logotype: false,
-      wrongIssuer: true,
-      notBefore: new Date(now - 10 * 86_400_000),
-      notAfter: new Date(now - 86_400_000),
-    });
-    const result = checkVmc(pem, 'brand.test', now);
-    expect(result.valid).toBe(false);
-    expect(result.findings.map((f) => f.message.replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/, '<date>'))).toEqual([
-      'The VMC expired on <date>.',
-      'The certificate lacks the BIMI extended key usage (1.3.6.1.5.5.7.3.31): it is not a VMC.',
-      'The VMC does not name brand.test (it names other.test).',
-      'Certificate 1 of the chain is not signed by certificate 2.',
-      'The VMC has no logotype extension holding the mark.',
-      'The chain was checked for consistency; its root was not checked against the Mark Verifying Authorities.',
-    ]);
-  });
-
-  it('not a certificate at all', () => {
-    expect(checkVmc('<html>', 'brand.test', now).findings.map((f) => f.message)).toEqual([
-      'The a= URL does not serve a PEM certificate.',
-    ]);
-  });
-});
-
 describe('BIMI evaluation', () => {
   const record = (text: string): BimiInput['lookups'] => [
     {
       selector: 'default',
+      domain: 'brand.test',
       name: 'default._bimi.brand.test',
       outcome: { kind: 'answer', rcode: 'NOERROR', records: [text], aliases: [], ad: false },
     },
@@ -236,6 +198,7 @@ describe('BIMI evaluation', () => {
       lookups: [
         {
           selector: 'mine',
+          domain: 'brand.test',
           name: 'mine._bimi.brand.test',
           outcome: { kind: 'answer', rcode: 'NXDOMAIN', records: [], aliases: [], ad: false },
         },
@@ -256,5 +219,68 @@ describe('BIMI evaluation', () => {
       now: Date.now(),
     });
     expect(result.svgValid).toBeUndefined();
+  });
+  it('a record found at the organizational domain says so, and its VMC may name that domain', async () => {
+    const { roots } = await testMarkAuthority();
+    const result = evaluateBimi({
+      domain: 'news.brand.test',
+      lookups: [
+        {
+          selector: 'default',
+          domain: 'news.brand.test',
+          name: 'default._bimi.news.brand.test',
+          outcome: { kind: 'answer', rcode: 'NXDOMAIN', records: [], aliases: [], ad: false },
+        },
+        {
+          selector: 'default',
+          domain: 'brand.test',
+          name: 'default._bimi.brand.test',
+          outcome: {
+            kind: 'answer',
+            rcode: 'NOERROR',
+            records: ['v=BIMI1; l=https://brand.test/l.svg; a=https://brand.test/a.pem'],
+            aliases: [],
+            ad: false,
+          },
+        },
+      ],
+      svg: ok(GOOD),
+      vmc: ok(await issueVmc({ domains: ['brand.test'] })),
+      dmarcEnforced: true,
+      now: Date.now(),
+      markRoots: roots,
+    });
+    expect(result).toMatchObject({
+      recordDomain: 'brand.test',
+      svgValid: true,
+      vmcValid: true,
+      status: 'pass',
+    });
+    expect(result.summary).toBe(
+      'BIMI record at default._bimi.brand.test (the organizational domain’s) with a valid SVG logo and a valid VMC.',
+    );
+  });
+
+  it('the VMC is judged against the logo fetched from l=, and against the bundled roots by default', async () => {
+    const { roots } = await testMarkAuthority();
+    const input = {
+      domain: 'brand.test',
+      lookups: record('v=BIMI1; l=https://brand.test/l.svg; a=https://brand.test/a.pem'),
+      vmc: ok(await issueVmc({ domains: ['brand.test'] })),
+      dmarcEnforced: true,
+      now: Date.now(),
+    };
+    expect(evaluateBimi({ ...input, svg: ok(GOOD), markRoots: roots }).vmcValid).toBe(true);
+    const other = evaluateBimi({
+      ...input,
+      svg: ok(GOOD.replace('Strong Example', 'Other')),
+      markRoots: roots,
+    });
+    expect(other).toMatchObject({ vmcValid: false, vmc: { logo: { matches_location: false } } });
+    // The test MVA is no Mark Verifying Authority anyone trusts.
+    expect(evaluateBimi({ ...input, svg: ok(GOOD) })).toMatchObject({
+      vmcValid: false,
+      vmc: { mva_root: null },
+    });
   });
 });

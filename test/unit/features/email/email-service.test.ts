@@ -8,6 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { CachedLoader } from '../../../../src/cache/cached.js';
 import { MemoryCache } from '../../../../src/cache/memory.js';
 import { AppError } from '../../../../src/errors.js';
+import type { MarkRoots } from '../../../../src/features/email/bimi.js';
 import {
   checkEmailSecurity,
   lookupEmailSecurity,
@@ -16,15 +17,16 @@ import {
 import type { ResourceFetcher } from '../../../../src/features/email/resource-fetcher.js';
 import { thrownBy } from '../../../expect-error.js';
 import type { FakeZone } from '../../../fakes/dns-zones.js';
+import { issueVmc, testMarkAuthority } from '../../../fakes/test-vmc.js';
 import { fixtureText, scenario, sharedZones } from '../../../fixtures/email/zones.js';
-import { issueVmc } from './vmc-fixture.js';
 import { makeZone, RoundGate, zoneResolver } from './zone-resolver.js';
 
 const STRONG_POLICY = 'version: STSv1\nmode: enforce\nmx: *.strong.email.test\nmax_age: 1209600\n';
 
-async function strongFetcher(): Promise<ResourceFetcher> {
+/** The strong fixture's HTTPS resources, and the test Mark Verifying Authority its VMC chains to. */
+async function strongDeps(): Promise<{ fetcher: ResourceFetcher; markRoots: MarkRoots }> {
   const vmc = await issueVmc({ domains: ['strong.email.test'] });
-  return async ({ url }) => {
+  const fetcher: ResourceFetcher = async ({ url }) => {
     const body = url.endsWith('mta-sts.txt')
       ? STRONG_POLICY
       : url.endsWith('.svg')
@@ -40,6 +42,7 @@ async function strongFetcher(): Promise<ResourceFetcher> {
       },
     };
   };
+  return { fetcher, markRoots: (await testMarkAuthority()).roots };
 }
 
 const zonesOf = (name: string): FakeZone[] => [
@@ -82,7 +85,7 @@ describe('round trips: independent lookups run together', () => {
     const dns = zoneResolver(zonesOf('strong'), { gate });
     const body = await gate.run(
       checkEmailSecurity(
-        { dns, fetcher: await strongFetcher(), clock: Date.now },
+        { dns, ...(await strongDeps()), clock: Date.now },
         { domain: 'strong.email.test', selectors: [] },
       ),
     );
@@ -98,7 +101,7 @@ describe('failures', () => {
   it('a failed lookup makes only its check `error`, and its points leave the maximum', async () => {
     const dns = zoneResolver(zonesOf('strong'), { fail: (name) => name === '_mta-sts.strong.email.test' });
     const body = await checkEmailSecurity(
-      { dns, fetcher: await strongFetcher(), clock: Date.now },
+      { dns, ...(await strongDeps()), clock: Date.now },
       { domain: 'strong.email.test', selectors: [] },
     );
     const sts = body.checks.find((c) => c.id === 'mta_sts')!;
@@ -112,7 +115,7 @@ describe('failures', () => {
   it('every lookup failing is a 502 carrying providers_tried', async () => {
     const dns = zoneResolver(zonesOf('strong'), { fail: () => true });
     const run = checkEmailSecurity(
-      { dns, fetcher: await strongFetcher(), clock: Date.now },
+      { dns, ...(await strongDeps()), clock: Date.now },
       { domain: 'strong.email.test', selectors: [] },
     );
     await expect(run).rejects.toMatchObject({
@@ -149,7 +152,7 @@ describe('cache (300 s, keyed on domain and selectors; partial failures not stor
     const clock = () => now;
     const loader = new CachedLoader(new MemoryCache({ clock }), { clock });
     const dns = zoneResolver(zonesOf('strong'));
-    const deps = { dns, fetcher: await strongFetcher(), clock, loader };
+    const deps = { dns, ...(await strongDeps()), clock, loader };
     const first = await lookupEmailSecurity(deps, { domain: 'strong.email.test' });
     expect(first.cache).toEqual({ hit: false, maxAge: 300 });
     const asked = dns.asked.length;

@@ -217,7 +217,7 @@ describe('worked examples', () => {
     expect(r.checks.bimi.breakdown.map((b) => b.rule)).toEqual([
       'BIMI record with a logo (0: DMARC not at enforcement)',
       'SVG logo passes the checks (0: DMARC not at enforcement)',
-      'valid VMC (0: DMARC not at enforcement)',
+      'valid VMC (verifies to a Mark Verifying Authority, carries the l= logo) (0: DMARC not at enforcement)',
     ]);
     expect(r.checks.mta_sts.points).toBe(0);
     expect(r.score).toBe(85);
