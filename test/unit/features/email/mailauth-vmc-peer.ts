@@ -4,25 +4,16 @@
  * verdict on the same certificate and logo netdiag judges. Nothing is
  * fetched: validateVMC takes the files it would download as buffers.
  *
- * Two module resolutions are redirected while mailauth loads, both faults
- * of this install rather than of mailauth's logic:
- * - mailauth's own undici (8.x) needs Node ≥ 22.19 and fails on load under
- *   older Node; validateVMC never fetches here, so the project's undici
- *   stands in.
- * - @postalsys/vmc pins @peculiar/asn1-schema 2.8.0 (nested under it here,
- *   because the project depends on 2.11), while the logotype schema it
- *   parses with registers in the top-level copy: its parser then finds no
- *   schema ("Cannot get schema for 'LogotypeExtn' target") and every VMC
- *   fails. Both parse with the project's copies, as a standalone mailauth
- *   install would with one.
+ * package.json's `overrides` make mailauth use the project's undici (its own
+ * 8.x needs Node ≥ 22.19 and fails on load under Node 20, where CI also runs;
+ * validateVMC never fetches here) and make @postalsys/vmc parse with the
+ * project's @peculiar/asn1-* (with a nested older copy the logotype schema
+ * registers in the other one, and every VMC fails with "Cannot get schema
+ * for 'LogotypeExtn'").
  */
-import Module, { createRequire } from 'node:module';
+import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-
-interface Resolver {
-  _resolveFilename(request: string, parent: { filename?: string } | undefined, ...rest: unknown[]): string;
-}
 
 interface ValidateVmcResult {
   location?: { success: boolean };
@@ -44,28 +35,10 @@ function loadPeer(): {
   validateVMC: ValidateVmc;
   RootStore: { create(): { addCert(pem: string): boolean } };
 } {
-  const resolver = Module as unknown as Resolver;
-  const original = resolver._resolveFilename;
-  const own: Record<string, string> = {
-    undici: require.resolve('undici'),
-    '@peculiar/asn1-schema': require.resolve('@peculiar/asn1-schema'),
-    '@peculiar/asn1-x509': require.resolve('@peculiar/asn1-x509'),
+  return {
+    validateVMC: require('mailauth/lib/bimi').validateVMC,
+    RootStore: require('@postalsys/vmc').RootStore,
   };
-  resolver._resolveFilename = function (request, parent, ...rest) {
-    const from = parent?.filename ?? '';
-    const redirect =
-      (request === 'undici' && from.includes('/node_modules/mailauth/')) ||
-      (request.startsWith('@peculiar/') && from.includes('/node_modules/@postalsys/vmc/'));
-    return redirect && own[request] ? own[request] : original.call(this, request, parent, ...rest);
-  };
-  try {
-    return {
-      validateVMC: require('mailauth/lib/bimi').validateVMC,
-      RootStore: require('@postalsys/vmc').RootStore,
-    };
-  } finally {
-    resolver._resolveFilename = original;
-  }
 }
 
 let peer: ReturnType<typeof loadPeer> | undefined;
