@@ -6,7 +6,7 @@
  * The layout only: lookups.ts runs the calls, challenge.ts keeps the session,
  * page-history.ts keeps the address bar; main.tsx creates them and hands them in.
  */
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { type Outcome, send } from './api/client';
 import type { DnsType, MyIpResult } from './api/types';
 import type { Challenge } from './challenge';
@@ -14,11 +14,12 @@ import type { ToolId } from './endpoints';
 import type { Lookup, Lookups } from './lookups';
 import type { Navigation, PageHistory } from './page-history';
 import { MyIpView } from './results/ip';
-import { DNS_TYPES, GLOBAL_DNS_TYPES, type PageState, stateSearch } from './state';
+import { DNS_TYPES, EMPTY_STATE, GLOBAL_DNS_TYPES, type PageState, stateSearch } from './state';
 import { parseTarget, type Target } from './target';
-import { type Part, TOOLS, type Tool, toolFor } from './tools';
+import { type Part, TOOLS, type Tool, toolById, toolFor } from './tools';
 import { ChallengePanel } from './ui/challenge-panel';
 import { ResultCard } from './ui/result-card';
+import { SpfOptions } from './ui/spf-options';
 import { usePublished } from './ui/use-published';
 
 /** What the page keeps about a lookup besides its parts. */
@@ -39,11 +40,12 @@ export interface AppProps {
 const TITLE = 'netdiag — network diagnostics';
 
 function Intro({ onExample }: { onExample: (state: PageState) => void }) {
-  const examples: [string, ToolId, string][] = [
-    ['example.com', 'dns', 'DNS records'],
-    ['example.com', 'email', 'E-mail security grade'],
-    ['https://example.com/page', 'tls', 'TLS certificate of a URL’s host'],
-    ['1.1.1.1', 'ip', 'Where an address is, and whether it is a relay'],
+  const examples: [Partial<PageState> & { q: string; tool: ToolId }, string][] = [
+    [{ q: 'example.com', tool: 'dns' }, 'DNS records'],
+    [{ q: 'example.com', tool: 'email' }, 'E-mail security grade'],
+    [{ q: '192.0.2.1', tool: 'spf', sender: 'alice@example.com' }, 'Would this address pass SPF as a sender'],
+    [{ q: 'https://example.com/page', tool: 'tls' }, 'TLS certificate of a URL’s host'],
+    [{ q: '1.1.1.1', tool: 'ip' }, 'Where an address is, and whether it is a relay'],
   ];
   return (
     <section class="intro">
@@ -52,10 +54,10 @@ function Intro({ onExample }: { onExample: (state: PageState) => void }) {
         from, and every result links to the API call that made it.
       </p>
       <ul>
-        {examples.map(([q, tool, what]) => {
-          const state: PageState = { q, tool, type: 'A', selector: '' };
+        {examples.map(([example, what]) => {
+          const state: PageState = { ...EMPTY_STATE, ...example };
           return (
-            <li key={`${q}-${tool}`}>
+            <li key={`${state.q}-${state.tool}`}>
               <a
                 href={`/${stateSearch(state)}`}
                 onClick={(e) => {
@@ -63,7 +65,13 @@ function Intro({ onExample }: { onExample: (state: PageState) => void }) {
                   onExample(state);
                 }}
               >
-                {what}: <span class="mono">{q}</span>
+                {what}: <span class="mono">{state.q}</span>
+                {state.sender && (
+                  <>
+                    {' '}
+                    as <span class="mono">{state.sender}</span>
+                  </>
+                )}
               </a>
             </li>
           );
@@ -135,8 +143,13 @@ export function App({ challenge, lookups, pageHistory }: AppProps) {
     start({ ...state, q: input }, 'push');
   };
   const pickTool = (id: ToolId) => {
-    if (target) start({ ...state, q: input, tool: id }, 'push');
-    else setState({ ...state, tool: id });
+    const ready = toolById(id).ready?.(state) ?? true;
+    if (target && ready) start({ ...state, q: input, tool: id }, 'push');
+    else {
+      setState({ ...state, tool: id });
+      // The tool needs more than the box holds (the SPF check's sender): ask for it.
+      if (target && !ready) setAsking(true);
+    }
   };
   const pickType = (type: DnsType) => {
     const next = { ...state, type };
@@ -145,6 +158,13 @@ export function App({ challenge, lookups, pageHistory }: AppProps) {
     else setState(next);
   };
   const types = current === 'global-dns' ? GLOBAL_DNS_TYPES : DNS_TYPES;
+  const [asking, setAsking] = useState(false);
+  const senderInput = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (!asking) return;
+    senderInput.current?.focus();
+    setAsking(false);
+  }, [asking]);
 
   return (
     <>
@@ -199,7 +219,7 @@ export function App({ challenge, lookups, pageHistory }: AppProps) {
                   }
                 </>
               ) : target?.kind === 'ip' ? (
-                'An IP address: geolocation & relay check, RDAP, reverse DNS (PTR) and inspect apply.'
+                'An IP address: geolocation & relay check, RDAP, reverse DNS (PTR), inspect and the SPF check apply.'
               ) : (
                 'A URL is reduced to its host; an IP address offers the IP tools.'
               )}
@@ -218,7 +238,8 @@ export function App({ challenge, lookups, pageHistory }: AppProps) {
                     title={
                       applicable
                         ? undefined
-                        : `Not for ${target?.kind === 'ip' ? 'IP addresses' : 'domain names'}`
+                        : (t.disabledNote ??
+                          `Not for ${target?.kind === 'ip' ? 'IP addresses' : 'domain names'}`)
                     }
                     onClick={() => pickTool(t.id)}
                   >
@@ -257,6 +278,7 @@ export function App({ challenge, lookups, pageHistory }: AppProps) {
                 </label>
               </div>
             )}
+            {current === 'spf' && <SpfOptions state={state} onChange={setState} senderInput={senderInput} />}
           </form>
         </search>
 

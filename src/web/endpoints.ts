@@ -7,6 +7,7 @@
 export const TOOL_IDS = [
   'dns',
   'email',
+  'spf',
   'rdap',
   'tls',
   'inspect',
@@ -21,6 +22,7 @@ export type ToolId = (typeof TOOL_IDS)[number];
 export const TOOL_ENDPOINTS: Readonly<Record<ToolId, readonly string[]>> = {
   dns: ['GET /api/dns'],
   email: ['GET /api/email-security'],
+  spf: ['GET /api/spf'],
   rdap: ['GET /api/rdap'],
   tls: ['GET /api/tls'],
   inspect: ['GET /api/inspect'],

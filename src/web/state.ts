@@ -1,6 +1,7 @@
 /**
  * The page's state in its URL, so a result can be shared and back/forward
- * replay it: /?q=example.com&tool=dns&type=MX (&selector=s1 for e-mail).
+ * replay it: /?q=example.com&tool=dns&type=MX (&selector=s1 for e-mail;
+ * &sender=, &helo= and &domain= for the SPF check of the address in q).
  */
 import type { DnsType, GlobalDnsType } from './api/types';
 import { TOOL_IDS, type ToolId } from './endpoints';
@@ -35,9 +36,24 @@ export interface PageState {
   type: DnsType;
   /** DKIM selectors for the e-mail tool. */
   selector: string;
+  /** The SPF check's MAIL FROM, HELO name and policy domain; `q` holds the client address. */
+  sender: string;
+  helo: string;
+  domain: string;
 }
 
-export const EMPTY_STATE: PageState = { q: '', tool: null, type: 'A', selector: '' };
+export const EMPTY_STATE: PageState = {
+  q: '',
+  tool: null,
+  type: 'A',
+  selector: '',
+  sender: '',
+  helo: '',
+  domain: '',
+};
+
+/** The SPF check's fields, in the order they appear in the URL. */
+const SPF_FIELDS = ['sender', 'helo', 'domain'] as const;
 
 function isTool(value: string | null): value is ToolId {
   return value !== null && (TOOL_IDS as readonly string[]).includes(value);
@@ -56,6 +72,9 @@ export function readState(search: string): PageState {
     tool: isTool(tool) ? tool : null,
     type: isDnsType(type) ? type : 'A',
     selector: params.get('selector') ?? '',
+    sender: params.get('sender') ?? '',
+    helo: params.get('helo') ?? '',
+    domain: params.get('domain') ?? '',
   };
 }
 
@@ -66,6 +85,7 @@ export function stateSearch(state: PageState): string {
   if ((state.tool === 'dns' || state.tool === 'global-dns') && state.type !== 'A')
     params.set('type', state.type);
   if (state.tool === 'email' && state.selector) params.set('selector', state.selector);
+  if (state.tool === 'spf') for (const field of SPF_FIELDS) if (state[field]) params.set(field, state[field]);
   const qs = params.toString();
   return qs ? `?${qs}` : '';
 }

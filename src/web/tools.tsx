@@ -15,6 +15,7 @@ import type {
   IpGeoResult,
   IpPrivacyResult,
   RdapResult,
+  SpfResult,
   SubdomainsResult,
   TlsResult,
 } from './api/types';
@@ -26,6 +27,7 @@ import { GlobalDnsView } from './results/global-dns';
 import { InspectView } from './results/inspect';
 import { IpGeoView, IpPrivacyView } from './results/ip';
 import { RdapView } from './results/rdap';
+import { SpfView } from './results/spf';
 import { SubdomainsView } from './results/subdomains';
 import { TlsView } from './results/tls';
 import { GLOBAL_DNS_TYPES, type PageState } from './state';
@@ -51,7 +53,25 @@ export interface Tool {
   kinds: readonly TargetKind[];
   /** Shown under the spinner of tools that take seconds. */
   slowNote?: string;
+  /** Why the tool's button is disabled for the box's input, when "Not for …" would not say what to type. */
+  disabledNote?: string;
+  /**
+   * Whether the page holds what the calls need besides the box (for the SPF
+   * check, a sender, HELO name or domain); when not, picking the tool shows
+   * its options and waits for "Look up". Default: always ready.
+   */
+  ready?(state: PageState): boolean;
   parts(target: Target, state: PageState): Part[];
+}
+
+/** The identity the SPF check is asked about, as its card's title names it. */
+function spfIdentity(s: PageState): string {
+  const sender = s.sender.trim();
+  const helo = s.helo.trim();
+  const domain = s.domain.trim();
+  if (sender) return domain ? `${sender} (policy of ${domain})` : sender;
+  if (helo) return domain ? `HELO ${helo} (policy of ${domain})` : `HELO ${helo}`;
+  return domain;
 }
 
 export const TOOLS: readonly Tool[] = [
@@ -79,6 +99,25 @@ export const TOOLS: readonly Tool[] = [
         `Email security · ${t.host}`,
         get('/api/email-security', { domain: t.host, ...(s.selector ? { selector: s.selector } : {}) }),
         (d) => <EmailView data={d} />,
+      ),
+    ],
+  },
+  {
+    id: 'spf',
+    label: 'SPF check',
+    kinds: ['ip'],
+    disabledNote: 'Type the sending server’s IP address; the sender is asked for next',
+    ready: (s) => spfIdentity(s) !== '',
+    parts: (t, s) => [
+      part<SpfResult>(
+        `SPF check · ${t.host}${spfIdentity(s) ? ` as ${spfIdentity(s)}` : ''}`,
+        get('/api/spf', {
+          ip: t.host,
+          sender: s.sender.trim(),
+          helo: s.helo.trim(),
+          domain: s.domain.trim(),
+        }),
+        (d) => <SpfView data={d} />,
       ),
     ],
   },

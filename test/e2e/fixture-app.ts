@@ -5,7 +5,7 @@
  *   npx tsx test/e2e/fixture-app.ts [--challenge]   # prints the URL; Ctrl-C stops it
  *
  * Upstreams: the fake DNS server (DoH, fixture zones: example.test,
- * example.com), a fake crt.sh (example.com and python.org rows), a fake
+ * example.com, and sender.test for the SPF check), a fake crt.sh (example.com and python.org rows), a fake
  * Globalping (ten countries, two of them seeing a different answer), a fake
  * RDAP aggregator (google.com), a fake RIPEstat, the relay lists from
  * fixtures, a web site `www.inspect.test` on 127.0.0.x:80/443 with a test-CA
@@ -149,6 +149,39 @@ function inspectZone(address: string): FakeZone {
   );
 }
 
+/**
+ * A sender for the SPF check (RFC 7208): its own MX, a mail provider's
+ * addresses by include, and an explanation for everyone else (exp=, §6.2).
+ * 198.51.100.7 passes through the include; 203.0.113.9 fails with the
+ * explanation (the include's ~all does not match, sender.test's -all does);
+ * broken.sender.test's policy is a permerror.
+ */
+export const SPF_SENDER = 'alice@sender.test';
+
+function spfZones(): FakeZone[] {
+  return [
+    testZone('sender.test', [
+      { name: 'sender.test', type: 'MX', data: { preference: 10, exchange: 'mx.sender.test' } },
+      { name: 'mx.sender.test', type: 'A', data: '192.0.2.25' },
+      {
+        name: 'sender.test',
+        type: 'TXT',
+        data: ['v=spf1 mx include:_spf.mailhost.test -all exp=why._spf.sender.test'],
+      },
+      { name: 'why._spf.sender.test', type: 'TXT', data: ["%{i} is not one of %{d}'s mail servers"] },
+      // An include of a name without SPF: a permerror (§5.2).
+      { name: 'broken.sender.test', type: 'TXT', data: ['v=spf1 include:gone.sender.test -all'] },
+    ]),
+    testZone('mailhost.test', [
+      {
+        name: '_spf.mailhost.test',
+        type: 'TXT',
+        data: ['v=spf1 ip4:198.51.100.0/24 ip6:2001:db8:25::/48 ~all'],
+      },
+    ]),
+  ];
+}
+
 /** One answer per search, whichever spelling of `q` asks for it, as crt.sh does. */
 const CRTSH: Record<string, unknown[]> = {
   'example.com': fixture('ct/crtsh-scenario-example.com.json') as unknown[],
@@ -161,7 +194,9 @@ export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<Fix
   const listDir = mkdtempSync(join(tmpdir(), 'netdiag-e2e-lists-'));
   const site = await startWebSite();
   const [dns, crtsh, globalping, rdap, lists, ripestat] = await Promise.all([
-    startFakeDnsServer({ zones: [...DEFAULT_ZONES, ...(site ? [inspectZone(site.address)] : [])] }),
+    startFakeDnsServer({
+      zones: [...DEFAULT_ZONES, ...spfZones(), ...(site ? [inspectZone(site.address)] : [])],
+    }),
     startCrtsh({ answers: CRTSH }),
     // First poll: still running; then finished, as a real measurement goes.
     startGlobalping({

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FixtureApp, startFixtureApp } from './fixture-app.js';
+import { type FixtureApp, SPF_SENDER, startFixtureApp } from './fixture-app.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const found = existsSync(CHROMIUM);
@@ -139,6 +139,106 @@ describe.skipIf(!found)('the site in Chromium', () => {
       await context.close();
     });
 
+    // Issue 19: "an SPF check tool: IP + sender or domain, the result large, the trace as an indented tree".
+    it('SPF check: a pass through an include as an indented tree, a fail with its explanation, headers to copy', {
+      timeout: 60_000,
+    }, async () => {
+      const { context, page, problems } = await open(fx, '/');
+      await page.getByLabel('Domain, hostname, URL or IP address').fill('198.51.100.7');
+      // Without a sender the tool asks for one rather than calling the API.
+      await page.getByRole('button', { name: 'SPF check' }).click();
+      const sender = page.getByLabel('Sender (MAIL FROM)');
+      await expect
+        .poll(() => page.evaluate<string>('document.activeElement?.closest("label")?.textContent ?? ""'))
+        .toMatch(/^Sender \(MAIL FROM\)/);
+      expect(await page.locator('.result').count()).toBe(0);
+      await sender.fill(SPF_SENDER);
+      await page.keyboard.press('Enter');
+
+      const result = page.locator('.spf-verdict .spf-result');
+      await result.waitFor();
+      expect(await result.textContent()).toBe('pass');
+      expect(await page.locator('.spf-verdict').textContent()).toContain(
+        `198.51.100.7 is authorized to send mail as ${SPF_SENDER}.`,
+      );
+      expect(new URL(page.url()).search).toBe('?q=198.51.100.7&tool=spf&sender=alice%40sender.test');
+      const fact = (name: string) => page.locator('.facts > div', { hasText: name }).locator('dd');
+      // The mechanism that matched the address, inside the include (whose + qualifier gave pass).
+      expect(await fact('Matched').textContent()).toBe(
+        'ip4:198.51.100.0/24 in the record of _spf.mailhost.test (reached through include, depth 1)',
+      );
+      expect(await fact('DNS lookups').textContent()).toBe('2 of 10');
+      expect(await fact('Void lookups').textContent()).toBe('0 of 2');
+      expect(await page.locator('.attribution').textContent()).toContain('Source: DNS over HTTPS');
+
+      // The trace: sender.test's terms at the top; the include's record, terms and result inside its term.
+      const top = page.locator('section.sub > ol.spf-trace > li');
+      const inside = (item: typeof top) => item.locator(':scope > ol.spf-trace > li');
+      expect(await top.count()).toBe(5);
+      const include = top.nth(2);
+      expect(await include.locator(':scope > code.term').textContent()).toBe('include:_spf.mailhost.test');
+      expect(await include.locator(':scope > .badge').first().textContent()).toBe('match');
+      const included = inside(include);
+      expect(await included.count()).toBe(5);
+      expect(await included.nth(0).locator('.spf-record').textContent()).toBe(
+        'v=spf1 ip4:198.51.100.0/24 ip6:2001:db8:25::/48 ~all',
+      );
+      expect(await included.nth(1).textContent()).toContain('198.51.100.7 is in 198.51.100.0/24');
+      expect(await included.nth(2).textContent()).toContain('not reached');
+      expect(await included.nth(4).locator('.spf-badge').textContent()).toBe('pass');
+      expect(await inside(included.nth(0)).count()).toBe(0);
+      // One step further in, as a reader sees it.
+      const x = async (item: typeof top) => (await item.locator('.step-kind').first().boundingBox())?.x ?? 0;
+      expect((await x(included.nth(0))) - (await x(top.nth(0)))).toBeGreaterThan(15);
+      expect(await top.nth(4).textContent()).toContain('"include:_spf.mailhost.test" matched: pass');
+
+      // The headers, as shown and as copied.
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: fx.url });
+      const shown = page.locator('.spf-headers .spf-record');
+      const receivedSpf = (await shown.nth(0).textContent()) ?? '';
+      expect(receivedSpf).toMatch(
+        /^pass \(.+: domain of alice@sender\.test designates 198\.51\.100\.7 as permitted sender\) client-ip=198\.51\.100\.7; envelope-from=alice@sender\.test; receiver=.+; identity=mailfrom; mechanism=ip4:198\.51\.100\.0\/24;$/,
+      );
+      await page.getByRole('button', { name: 'Copy Received-SPF value' }).click();
+      await expect.poll(() => page.evaluate<string>('navigator.clipboard.readText()')).toBe(receivedSpf);
+      const authResults =
+        'spf=pass (domain of alice@sender.test designates 198.51.100.7 as permitted sender) smtp.mailfrom=sender.test';
+      expect(await shown.nth(1).textContent()).toBe(authResults);
+      await page.getByRole('button', { name: 'Copy Authentication-Results clause' }).click();
+      await expect.poll(() => page.evaluate<string>('navigator.clipboard.readText()')).toBe(authResults);
+      const colour = () =>
+        page.evaluate<string>('getComputedStyle(document.querySelector(".spf-verdict .spf-result")).color');
+      const passColour = await colour();
+      await shot(page, 'tool-spf-pass.png');
+
+      // Another client address, same sender: the include's ~all is no match, sender.test's -all fails it.
+      await page.getByLabel('Domain, hostname, URL or IP address').fill('203.0.113.9');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => result.textContent()).toBe('fail');
+      expect(await page.locator('.spf-explanation').textContent()).toBe(
+        "sender.test explains: 203.0.113.9 is not one of sender.test's mail servers",
+      );
+      expect(await colour()).not.toBe(passColour);
+      expect(await fact('Matched').textContent()).toBe('-all in the record of sender.test');
+      expect(await include.locator(':scope > .badge').first().textContent()).toBe('no match');
+      expect(await inside(include).nth(4).locator('.spf-badge').textContent()).toBe('softfail');
+      await shot(page, 'tool-spf-fail.png');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await shot(page, 'tool-spf-fail-dark.png');
+      await page.setViewportSize(PHONE);
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+        PHONE.width,
+      );
+      await shot(page, 'tool-spf-phone.png');
+
+      // Back shows the pass again, sender and all, from the answer the page kept.
+      await page.goBack();
+      await expect.poll(() => result.textContent()).toBe('pass');
+      expect(await sender.inputValue()).toBe(SPF_SENDER);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
     // Issue 16: /docs had no CSP; the one it has now must not break Swagger UI itself.
     it('renders the API docs under their CSP, with no violation', async () => {
       const { context, page, problems } = await open(fx, '/docs/');
@@ -172,6 +272,11 @@ describe.skipIf(!found)('the site in Chromium', () => {
         ['/?q=cdn.jsdelivr.net&tool=global-dns', '.answer-sets', 'tool-global-dns.png'],
         ['/?q=google.com&tool=rdap', '.facts', 'tool-rdap.png'],
         ['/?q=172.224.226.34&tool=ip', '.verdict', 'tool-ip.png'],
+        [
+          '/?q=198.51.100.7&tool=spf&sender=bob@broken.sender.test',
+          '.spf-verdict.spf-permerror .spf-problem',
+          'tool-spf-permerror.png',
+        ],
         // Fixture names resolve to documentation addresses, which outbound safety refuses: a 400 to explain.
         ['/?q=example.test&tool=inspect', '.error', 'tool-inspect-400.png'],
         ...(fx.inspectHost

@@ -41,6 +41,10 @@ export type DnsResult = Ok<'/api/dns'>;
 export type DnsType = NonNullable<QueryOf<'/api/dns'>['type']>;
 export type EmailResult = Ok<'/api/email-security'>;
 export type EmailCheck = EmailResult['checks'][number];
+export type SpfResult = Ok<'/api/spf'>;
+/** One of RFC 7208 §2.6's results: pass, fail, softfail, neutral, none, temperror, permerror. */
+export type SpfResultName = SpfResult['result'];
+export type SpfTraceEntry = SpfResult['trace'][number];
 export type RdapResult = Ok<'/api/rdap'>;
 export type TlsResult = Ok<'/api/tls'>;
 /** The live certificate evidence; /api/inspect embeds the same object (with a status). */

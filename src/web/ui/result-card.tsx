@@ -7,6 +7,7 @@ import { useEffect, useId, useState } from 'preact/hooks';
 import { type Call, callUrl, curlCommand, type Outcome } from '../api/client';
 import { clockTime, formatMs, formatSeconds } from '../format';
 import { Attempts, Attribution, Loading } from './common';
+import { CopyButton } from './copy-button';
 
 export interface CardProps {
   title: string;
@@ -19,41 +20,8 @@ export interface CardProps {
 }
 
 function CopyCurl({ call }: { call: Call }) {
-  const [state, setState] = useState<'idle' | 'copied' | 'manual'>('idle');
   const command = curlCommand(call, location.origin);
-  useEffect(() => {
-    if (state !== 'copied') return;
-    const timer = setTimeout(() => setState('idle'), 2000);
-    return () => clearTimeout(timer);
-  }, [state]);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(command);
-      setState('copied');
-    } catch {
-      // No clipboard (insecure context, permission denied): show the command to copy by hand.
-      setState('manual');
-    }
-  };
-  return (
-    <>
-      <button type="button" class="small" onClick={copy} title={command}>
-        {state === 'copied' ? 'Copied' : 'Copy as curl'}
-      </button>
-      <span class="visually-hidden" aria-live="polite">
-        {state === 'copied' ? 'curl command copied' : ''}
-      </span>
-      {state === 'manual' && (
-        <input
-          class="manual-copy mono"
-          readOnly
-          value={command}
-          aria-label="curl command"
-          ref={(el) => el?.select()}
-        />
-      )}
-    </>
-  );
+  return <CopyButton text={command} label="Copy as curl" what="curl command" title={command} />;
 }
 
 function RetryCountdown({ seconds, onRetry }: { seconds: number; onRetry: () => void }) {

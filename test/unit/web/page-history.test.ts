@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type HistoryHost, PageHistory } from '../../../src/web/page-history';
-import type { PageState } from '../../../src/web/state';
+import { EMPTY_STATE, type PageState } from '../../../src/web/state';
 
 /** A browser tab's history: entries of URLs, the one on show, and back/forward. */
 function fakeTab(start: string) {
@@ -36,13 +36,42 @@ function fakeTab(start: string) {
   return { host, entries, back: () => move(-1), forward: () => move(1), listeners };
 }
 
-const DNS: PageState = { q: 'example.test', tool: 'dns', type: 'MX', selector: '' };
-const EMAIL: PageState = { q: 'example.test', tool: 'email', type: 'A', selector: 's1' };
+const DNS: PageState = { ...EMPTY_STATE, q: 'example.test', tool: 'dns', type: 'MX' };
+const EMAIL: PageState = { ...EMPTY_STATE, q: 'example.test', tool: 'email', selector: 's1' };
+const SPF: PageState = {
+  ...EMPTY_STATE,
+  q: '192.0.2.25',
+  tool: 'spf',
+  sender: 'alice@example.test',
+  helo: 'mx.example.test',
+  domain: '',
+};
 
 describe('PageHistory', () => {
   it('reads the state the address bar holds', () => {
     const tab = fakeTab('/?q=example.test&tool=dns&type=mx');
     expect(new PageHistory(tab.host).read()).toEqual(DNS);
+  });
+
+  it('keeps the SPF check’s sender and HELO name in the URL, and only for that tool', () => {
+    const tab = fakeTab('/');
+    const history = new PageHistory(tab.host);
+    history.record(SPF, 'push');
+    // The fields stay in the state when another tool is picked, but are not that tool's URL.
+    history.record({ ...SPF, tool: 'ip' }, 'push');
+    expect(tab.entries).toEqual([
+      '/',
+      '/?q=192.0.2.25&tool=spf&sender=alice%40example.test&helo=mx.example.test',
+      '/?q=192.0.2.25&tool=ip',
+    ]);
+    tab.back();
+    expect(history.read()).toEqual(SPF);
+    expect(new PageHistory(fakeTab('/?q=192.0.2.25&tool=spf&domain=example.test').host).read()).toEqual({
+      ...EMPTY_STATE,
+      q: '192.0.2.25',
+      tool: 'spf',
+      domain: 'example.test',
+    });
   });
 
   it('push adds an entry, unless it is the one on show', () => {
