@@ -268,18 +268,42 @@ describe('email-security scenarios (issue 5)', () => {
       { check: 'spf', max_grade: 'C', max_score: 74, reason: 'SPF permerror' },
     ]);
     expect(line('spf')).toEqual(['fail', 8, 20]);
-    expect(findings('spf')).toEqual([
-      'error: 11 DNS-querying terms (include, a, mx, ptr, exists, redirect); more than 10 is a permerror. (RFC 7208 §4.6.4)',
-    ]);
+    // big1 has 5 lookups, big2 4 and _spf 3: depth first, the 11th is big2's last term.
+    const text =
+      'The record needs 15 DNS lookups (include, a, mx, ptr, exists and redirect terms, through every include); ' +
+      'the limit is 10. Receivers stop at the 11th lookup (a:mx2.provider.test in include:big2.provider.test) ' +
+      'with permerror, so mail from senders authorized before that term still passes and everything else fails ' +
+      'SPF with permerror. Cut 5 lookups.';
+    expect(findings('spf')).toEqual([`error: ${text} (RFC 7208 §4.6.4)`]);
     expect(checks.spf!).toMatchObject({
+      summary: text,
       details: {
-        lookup_count: 11,
+        lookup_count: 15,
+        lookup_limit: 10,
         lookup_count_complete: true,
+        void_lookup_count_complete: true,
         permerror: true,
         valid: true,
         within_limits: false,
+        permerror_at: {
+          reason: 'lookup_limit',
+          term: 'a:mx2.provider.test',
+          domain: 'big2.provider.test',
+          path: ['include:big2.provider.test'],
+          node: 2,
+          term_index: 3,
+          lookups: 11,
+          void_lookups: 0,
+        },
       },
     });
+    expect(
+      body.recommendations
+        .filter((r: { check: string }) => r.check === 'spf')
+        .map((r: { text: string }) => r.text),
+    ).toEqual([
+      'Cut the SPF record to 10 DNS-querying terms or fewer (it has 15, 5 too many): drop unused includes and replace a/mx with ip4/ip6 where the addresses are stable.',
+    ]);
     expect((checks.spf as unknown as { breakdown: unknown }).breakdown).toEqual([
       { rule: 'exactly one valid SPF record', points: 8, max_points: 8 },
       { rule: 'within the 10-lookup and 2-void-lookup limits', points: 0, max_points: 4 },
@@ -311,9 +335,20 @@ describe('email-security scenarios (issue 5)', () => {
     const { body, line, findings, checks } = await check('spf-void-lookups');
     expect(body).toMatchObject({ score: 68, grade: 'C' });
     expect(line('spf')).toEqual(['fail', 8, 20]);
+    // Only the ip4 term comes after the third void lookup, so no sender passes.
     expect(findings('spf')).toEqual([
-      'error: 3 void lookups (NXDOMAIN or no records); more than 2 is a permerror. (RFC 7208 §4.6.4)',
+      'error: The record makes 3 void lookups (names with no records); the limit is 2. Receivers stop at the 3rd ' +
+        'void lookup (mx:gone3.provider.test in spf-void.email.test) with permerror, before any term authorizes a ' +
+        'sender, so all mail fails SPF with permerror. Remove 1 of the terms whose names have no records. ' +
+        '(RFC 7208 §4.6.4)',
     ]);
+    expect(checks.spf!).toMatchObject({
+      details: {
+        void_lookup_count: 3,
+        void_lookup_limit: 2,
+        permerror_at: { reason: 'void_lookup_limit', term: 'mx:gone3.provider.test', evaluated_before: [] },
+      },
+    });
     const tree = (
       checks.spf as unknown as { details: { tree: { terms: { term: string; void: boolean }[] }[] } }
     ).details.tree;

@@ -295,6 +295,8 @@ function buildChecks(parts: CheckParts): { checks: EmailCheck[]; details: EmailC
       lookup_count_complete: spf.lookupCountComplete,
       void_lookup_count: spf.voidLookupCount,
       void_lookup_limit: SPF_VOID_LIMIT,
+      void_lookup_count_complete: spf.voidLookupCountComplete,
+      permerror_at: spf.permerrorAt,
       effective_all: spf.effectiveAll,
       tree: spf.tree,
     },

@@ -138,7 +138,7 @@ function adviseSpf(spf: SpfEvaluation, d: string, add: Add): void {
   if (spf.lookupCount > SPF_LOOKUP_LIMIT) {
     add(
       'spf',
-      `Cut the SPF record to ${SPF_LOOKUP_LIMIT} DNS-querying terms or fewer (it has ${spf.lookupCount}${spf.lookupCountComplete ? '' : '+'}): drop unused includes and replace a/mx with ip4/ip6 where the addresses are stable.`,
+      `Cut the SPF record to ${SPF_LOOKUP_LIMIT} DNS-querying terms or fewer (it has ${spf.lookupCountComplete ? '' : 'at least '}${spf.lookupCount}, ${spf.lookupCount - SPF_LOOKUP_LIMIT} too many): drop unused includes and replace a/mx with ip4/ip6 where the addresses are stable.`,
     );
   }
   if (spf.voidLookupCount > SPF_VOID_LIMIT) {

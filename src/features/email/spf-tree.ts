@@ -7,13 +7,16 @@
  * The tree is walked one level at a time: every DNS query a level needs (the
  * include/redirect targets' TXT and the a/mx/exists lookups) is sent at once,
  * so the wall time is about the depth of the tree in round trips, not the
- * number of queries.
+ * number of queries. It is followed past the 10-lookup limit, so the counts
+ * are exact and an owner learns how much to cut; where a receiver would stop
+ * is then found by replaying the finished tree in evaluation order.
  */
 import {
   hasMacros,
   parseSpfRecord,
   type SpfMechanism,
   type SpfMechanismName,
+  type SpfModifier,
   type SpfQualifier,
   type SpfTerm,
   spfRecords,
@@ -25,8 +28,15 @@ export const SPF_LOOKUP_LIMIT = 10;
 export const SPF_VOID_LIMIT = 2;
 /** RFC 7208 §4.6.4: an `mx` term may cause at most 10 address lookups, so at most 10 MX records. */
 export const SPF_MX_HOST_LIMIT = 10;
-/** Bounds on our own work, far above any legitimate tree (the 10-lookup limit stops real evaluators first). */
+/**
+ * Bounds on our own work. A tree within the limit has at most 10 records below
+ * the root, at most 10 deep; these let one over it be counted to the end, and
+ * only past them are the counts lower bounds. Each level costs a round trip,
+ * so the depth bound is the tighter one (trees over the limit grow wide, with
+ * many senders' includes, not deep).
+ */
 const MAX_RECORDS_FOLLOWED = 40;
+const MAX_DEPTH = 15;
 const MAX_TERMINAL_QUERIES = 40;
 
 /** Terms that cost a DNS query (RFC 7208 §4.6.4); `redirect` is counted where it is used. */
@@ -42,7 +52,7 @@ export type SpfNodeState =
   | 'loop'
   /** Its domain-spec has macros: it depends on each message and is not followed. */
   | 'macro'
-  /** Left out because the lookup limit was already exceeded, or our own work cap. */
+  /** Left out: our own work cap was reached (40 records, 15 deep; never the 10-lookup limit, which is counted past). */
   | 'not_followed'
   /** A DNS failure (temperror). */
   | 'error';
@@ -73,13 +83,63 @@ export interface SpfNode {
   problem?: string;
 }
 
+/** Why a receiver stops with permerror at a term (RFC 7208 §4.6.4, §5.2, §6.1). */
+export type SpfPermerrorReason =
+  /** The term is the 11th DNS-querying term. */
+  | 'lookup_limit'
+  /** The term's lookup is the 3rd void one. */
+  | 'void_lookup_limit'
+  /** An `mx` term answering more than SPF_MX_HOST_LIMIT hosts. */
+  | 'mx_host_limit'
+  /** An include or redirect whose target has no SPF record. */
+  | 'no_record'
+  /** ... whose target publishes several. */
+  | 'multiple_records'
+  /** ... whose target's record has a syntax error. */
+  | 'syntax_error';
+
+/** A term a receiver evaluates before the permerror that could match a sender. */
+export interface SpfEvaluatedTerm {
+  term: string;
+  /** The domain whose record holds the term. */
+  domain: string;
+}
+
+/**
+ * Where a receiver evaluating the tree for a sender that no earlier term
+ * matches stops with permerror: the first such term in evaluation order
+ * (left to right, depth first through includes, a redirect after the
+ * record's mechanisms). Senders matched before it are not affected.
+ */
+export interface SpfPermerrorPoint {
+  reason: SpfPermerrorReason;
+  term: string;
+  /** The domain whose record holds the term. */
+  domain: string;
+  /** The include and redirect terms followed from the domain's own record to that record, outermost first. */
+  path: string[];
+  /** The term is `nodes[node].terms[term_index]` (for a loop, the record reached again). */
+  node: number;
+  term_index: number;
+  /** DNS-querying terms counted up to and including the term. */
+  lookups: number;
+  /** Void lookups counted up to and including the term. */
+  void_lookups: number;
+  /**
+   * The terms evaluated before it that can match a sender, in evaluation
+   * order: ip4, ip6, a, mx, ptr and exists terms whose lookup was not void,
+   * and includes whose target is not followed here (macros).
+   */
+  evaluated_before: SpfEvaluatedTerm[];
+}
+
 /** What a walk found; spf.ts turns it into a verdict. */
 export interface SpfTree {
-  /** Pre-order (the order the terms are written in), the root first. */
+  /** Pre-order, the root first; a record's includes in the order written, then its redirect (evaluation order). */
   nodes: SpfNode[];
   /** Problems found in the records reached, in the order they were found. */
   findings: Finding[];
-  /** DNS-querying terms over the whole tree (RFC 7208 §4.6.4). */
+  /** DNS-querying terms over the whole tree (RFC 7208 §4.6.4), past the limit too. */
   lookups: number;
   voids: number;
   /** A DNS lookup failed somewhere: the result is a temperror. */
@@ -88,19 +148,40 @@ export interface SpfTree {
   structural: boolean;
   /** An `mx` term returned more than SPF_MX_HOST_LIMIT hosts. */
   mxOverLimit: boolean;
-  /** False when part of the tree was not followed (the counts are then lower bounds). */
+  /** False when an include or redirect was not followed (macros, work cap): `lookups` is then a lower bound. */
   complete: boolean;
+  /** False when `complete` is, or some a/mx/exists term was left unresolved by the work cap: `voids` is then a lower bound. */
+  voidsComplete: boolean;
   /** The `all` that ends evaluation at the top, through redirects; null when there is none. */
   effectiveAll: `${SpfQualifier}all` | null;
+  /** Where receivers stop with permerror; null when no term does (or the whole record is a permerror, or a temperror). */
+  permerrorAt: SpfPermerrorPoint | null;
+}
+
+/** One term of a visited record, with what the replay in evaluation order needs. */
+interface WorkTerm {
+  term: SpfTerm;
+  /** The report shown in the tree (the same object as in the node's `terms`). */
+  report: SpfTermReport;
+  /** False for mechanisms after "all" and a redirect next to "all": no receiver evaluates them. */
+  evaluated: boolean;
+  /** The node an include or redirect leads to. */
+  child?: number;
+  mxOverLimit?: boolean;
+  /** An `exists` without macros whose name resolves: it matches every sender, like "all". */
+  matchesAll?: boolean;
 }
 
 interface WorkNode extends SpfNode {
   id: number;
   children: number[];
+  work: WorkTerm[];
   /** The first `all` qualifier in this record. */
   all?: SpfQualifier;
   /** Child id of the redirect followed from this record. */
   redirectChild?: number;
+  /** The include or redirect term of the parent that leads here. */
+  from?: WorkTerm;
   path: string[];
 }
 
@@ -123,8 +204,10 @@ export async function walkSpfTree(
 ): Promise<SpfTree> {
   const walk = new SpfWalk(dns);
   await walk.run(domain, rootAnswer);
+  const { nodes, index } = flatten(walk.nodes);
+  const stop = walk.temperror ? null : new ReceiverReplay(walk.nodes).stop();
   return {
-    nodes: flatten(walk.nodes),
+    nodes,
     findings: walk.findings,
     lookups: walk.lookups,
     voids: walk.voids,
@@ -132,7 +215,9 @@ export async function walkSpfTree(
     structural: walk.structural,
     mxOverLimit: walk.mxOverLimit,
     complete: walk.complete,
+    voidsComplete: walk.complete && walk.terminalsComplete,
     effectiveAll: effectiveAllOf(walk.nodes, 0),
+    permerrorAt: stop ? { ...stop, node: index[stop.node]! } : null,
   };
 }
 
@@ -146,6 +231,7 @@ class SpfWalk {
   structural = false;
   mxOverLimit = false;
   complete = true;
+  terminalsComplete = true;
   /** Records fetched below the root, against MAX_RECORDS_FOLLOWED. */
   private followed = 0;
   /** a/mx/exists lookups started, against MAX_TERMINAL_QUERIES. */
@@ -166,24 +252,19 @@ class SpfWalk {
     // Level 0: the root record (already fetched).
     this.visit(root, rootAnswer);
     while (this.level.length > 0) {
-      const current = this.level;
-      this.level = [];
-      // Evaluation stops at the 11th lookup (RFC 7208 §4.6.4): once past it, deeper levels add nothing.
-      if (this.lookups > SPF_LOOKUP_LIMIT || this.followed + current.length > MAX_RECORDS_FOLLOWED) {
-        for (const p of current) {
-          const node = this.nodes[p.id]!;
-          node.state = 'not_followed';
-          node.problem =
-            this.lookups > SPF_LOOKUP_LIMIT
-              ? `not followed: the ${SPF_LOOKUP_LIMIT}-lookup limit is already exceeded`
-              : 'not followed (work cap reached)';
-        }
+      const room = MAX_RECORDS_FOLLOWED - this.followed;
+      const within = this.level.filter((p) => this.nodes[p.id]!.depth <= MAX_DEPTH);
+      const fetched = within.slice(0, room);
+      for (const p of this.level.filter((p) => !fetched.includes(p))) {
+        const node = this.nodes[p.id]!;
+        node.state = 'not_followed';
+        node.problem = `not followed (work cap: ${MAX_RECORDS_FOLLOWED} records, ${MAX_DEPTH} deep)`;
         this.complete = false;
-        break;
       }
-      this.followed += current.length;
-      const answers = await Promise.all(current.map((p) => this.dns.txt(p.domain)));
-      current.forEach((p, i) => {
+      this.level = [];
+      this.followed += fetched.length;
+      const answers = await Promise.all(fetched.map((p) => this.dns.txt(p.domain)));
+      fetched.forEach((p, i) => {
         const node = this.nodes[p.id]!;
         node.path = p.path;
         this.visit(node, answers[i]!);
@@ -205,7 +286,8 @@ class SpfWalk {
       node.problem = 'no SPF record';
       if (node.via !== 'root') {
         this.structural = true;
-        if (isVoid(answer)) this.voids += 1;
+        // The void lookup is the include's or redirect's, in the record that names it.
+        this.markVoid(this.nodes[node.parent!]!, node.from!.report, isVoid(answer));
         this.findings.push(
           finding(
             'error',
@@ -247,28 +329,34 @@ class SpfWalk {
     const allIndex = terms.findIndex((t) => t.kind === 'mechanism' && t.name === 'all');
     const allTerm = allIndex >= 0 ? (terms[allIndex] as SpfMechanism) : undefined;
     node.all = allTerm?.qualifier;
+    let redirect: WorkTerm | undefined;
     terms.forEach((term, index) => {
       const report: SpfTermReport = { term: term.text, lookups: 0, void: false };
+      const work: WorkTerm = { term, report, evaluated: true };
       node.terms.push(report);
+      node.work.push(work);
       // Terms after the first "all" are never reached; redirect is ignored when "all" is present (RFC 7208 §5.1, §6.1).
       if (allTerm && index > allIndex && term.kind === 'mechanism') {
         report.note = 'never evaluated (after "all")';
+        work.evaluated = false;
         return;
       }
       if (term.kind === 'modifier') {
         if (term.name !== 'redirect') return;
         if (allTerm) {
           report.note = 'ignored ("all" is present)';
+          work.evaluated = false;
           return;
         }
         report.lookups = 1;
-        this.follow(node, term.value, 'redirect', '+', report);
+        // Followed after the mechanisms, wherever it is written (RFC 7208 §6.1), so the children are in evaluation order.
+        redirect = work;
         return;
       }
       if (!LOOKUP_MECHANISMS.has(term.name)) return;
       report.lookups = 1;
       if (term.name === 'include') {
-        this.follow(node, term.domainSpec!, 'include', term.qualifier, report);
+        this.follow(node, work, term.domainSpec!, 'include', term.qualifier);
         return;
       }
       if (term.name === 'ptr') {
@@ -282,30 +370,35 @@ class SpfWalk {
       }
       if (this.terminalQueries >= MAX_TERMINAL_QUERIES) {
         report.note = 'not resolved (work cap reached)';
-        this.complete = false;
+        this.terminalsComplete = false;
         return;
       }
       this.terminalQueries += 1;
-      this.terminal.push(this.resolveTerminal(node, term, target, report));
+      this.terminal.push(this.resolveTerminal(node, term, target, work));
     });
+    if (redirect) this.follow(node, redirect, (redirect.term as SpfModifier).value, 'redirect', '+');
     node.lookups = node.terms.reduce((n, t) => n + t.lookups, 0);
     this.lookups += node.lookups;
   }
 
   private follow(
     node: WorkNode,
+    work: WorkTerm,
     target: string,
     via: 'include' | 'redirect',
     qualifier: SpfQualifier,
-    report: SpfTermReport,
   ): void {
     const child = this.newChild(node, target, via, qualifier);
+    child.from = work;
+    work.child = child.id;
     if (via === 'redirect') node.redirectChild = child.id;
     const lower = child.domain;
     if (hasMacros(target)) {
       child.state = 'macro';
       child.problem = 'has macros; expanded per message, not followed';
-      report.note = child.problem;
+      work.report.note = child.problem;
+      // Its own lookups depend on each message: the total is a lower bound.
+      this.complete = false;
       return;
     }
     if (node.path.includes(lower)) {
@@ -337,8 +430,9 @@ class SpfWalk {
     node: WorkNode,
     term: SpfMechanism,
     target: string,
-    report: SpfTermReport,
+    work: WorkTerm,
   ): Promise<void> {
+    const { report } = work;
     if (term.name === 'mx') {
       const answer = await this.dns.mx(target);
       if (answer.kind === 'error') {
@@ -348,6 +442,7 @@ class SpfWalk {
       }
       if (answer.kind === 'answer' && answer.records.length > SPF_MX_HOST_LIMIT) {
         this.mxOverLimit = true;
+        work.mxOverLimit = true;
         report.note = `${answer.records.length} MX hosts (limit ${SPF_MX_HOST_LIMIT})`;
         this.findings.push(
           finding(
@@ -373,6 +468,7 @@ class SpfWalk {
     const empty =
       (isVoid(a) || a.kind === 'invalid_name') && (!aaaa || isVoid(aaaa) || aaaa.kind === 'invalid_name');
     this.markVoid(node, report, empty);
+    if (term.name === 'exists' && !empty) work.matchesAll = true;
   }
 
   private markVoid(node: WorkNode, report: SpfTermReport, isVoidAnswer: boolean): void {
@@ -380,6 +476,112 @@ class SpfWalk {
     report.void = true;
     node.void_lookups += 1;
     this.voids += 1;
+  }
+}
+
+type Replayed = { stop: SpfPermerrorPoint } | { all: SpfQualifier | null };
+
+/**
+ * Replays the walked tree as a receiver evaluates it for a sender no term
+ * matches (RFC 7208 §4.6): terms left to right, an include's record before
+ * the terms after it, a redirect after the mechanisms, counting lookups and
+ * void lookups until the first permerror. The walk itself goes one level at
+ * a time, so its own order is not the receiver's.
+ */
+class ReceiverReplay {
+  private lookups = 0;
+  private voids = 0;
+  private readonly before: SpfEvaluatedTerm[] = [];
+  private readonly nodes: readonly WorkNode[];
+
+  constructor(nodes: readonly WorkNode[]) {
+    this.nodes = nodes;
+  }
+
+  /** Node ids here are the walk's; the caller maps them to the flat list. */
+  stop(): SpfPermerrorPoint | null {
+    if (this.nodes[0]!.state !== 'ok') return null;
+    const replayed = this.record(this.nodes[0]!, []);
+    return 'stop' in replayed ? replayed.stop : null;
+  }
+
+  private record(node: WorkNode, path: string[]): Replayed {
+    let redirect: WorkTerm | undefined;
+    for (const work of node.work) {
+      if (!work.evaluated) continue;
+      const { term } = work;
+      if (term.kind === 'modifier') {
+        if (term.name === 'redirect') redirect = work;
+        continue;
+      }
+      const stop = this.step(node, work, path);
+      if (stop) return { stop };
+      if (term.name === 'all' || work.matchesAll) return { all: term.qualifier };
+      if (term.name !== 'include') {
+        if (!work.report.void) this.evaluated(term.text, node);
+        continue;
+      }
+      const inner = this.target(node, work, path);
+      if ('stop' in inner) return inner;
+      // An include matches when its target passes: one ending in "+all" passes every sender (RFC 7208 §5.2).
+      if (inner.all === '+') return { all: term.qualifier };
+    }
+    if (!redirect) return { all: null };
+    const stop = this.step(node, redirect, path);
+    return stop ? { stop } : this.target(node, redirect, path);
+  }
+
+  /** Counts one evaluated term; the permerror it causes, if any. */
+  private step(node: WorkNode, work: WorkTerm, path: string[]): SpfPermerrorPoint | undefined {
+    this.lookups += work.report.lookups;
+    if (work.report.void) this.voids += 1;
+    const reason = this.reason(work);
+    if (!reason) return undefined;
+    return {
+      reason,
+      term: work.report.term,
+      domain: node.domain,
+      path,
+      node: node.id,
+      term_index: node.work.indexOf(work),
+      lookups: this.lookups,
+      void_lookups: this.voids,
+      evaluated_before: [...this.before],
+    };
+  }
+
+  /** In the order a receiver meets them: the count before the query, the query's answer, then the target's record. */
+  private reason(work: WorkTerm): SpfPermerrorReason | undefined {
+    if (this.lookups > SPF_LOOKUP_LIMIT) return 'lookup_limit';
+    if (this.voids > SPF_VOID_LIMIT) return 'void_lookup_limit';
+    if (work.mxOverLimit) return 'mx_host_limit';
+    const target = work.child === undefined ? undefined : this.nodes[work.child]!.state;
+    if (target === 'none') return 'no_record';
+    if (target === 'multiple_records' || target === 'syntax_error') return target;
+    return undefined;
+  }
+
+  /** Evaluates the record an include or redirect leads to. */
+  private target(node: WorkNode, work: WorkTerm, path: string[]): Replayed {
+    const child = this.nodes[work.child!]!;
+    const next = [...path, work.report.term];
+    if (child.state === 'ok') return this.record(child, next);
+    if (child.state === 'loop') {
+      // RFC 7208 has no loop check of its own: the record is evaluated again until the lookup limit ends it (§4.6.4).
+      let again: WorkNode | undefined = node;
+      while (again && again.domain !== child.domain) again = this.nodes[again.parent ?? -1];
+      if (again) return this.record(again, next);
+    }
+    // Macros or the work cap: its record is unknown here, and may match the sender.
+    this.evaluated(work.report.term, node);
+    return { all: null };
+  }
+
+  /** Noted once, though a loop evaluates it again. */
+  private evaluated(term: string, node: WorkNode): void {
+    if (!this.before.some((b) => b.term === term && b.domain === node.domain)) {
+      this.before.push({ term, domain: node.domain });
+    }
   }
 }
 
@@ -404,6 +606,7 @@ function workNode(
     lookups: 0,
     void_lookups: 0,
     terms: [],
+    work: [],
     children: [],
     path,
   };
@@ -416,12 +619,13 @@ function effectiveAllOf(nodes: WorkNode[], id: number): `${SpfQualifier}all` | n
   return node.redirectChild === undefined ? null : effectiveAllOf(nodes, node.redirectChild);
 }
 
-/** Pre-order (the order the terms are written in), with parent indexes into the flat list. */
-function flatten(nodes: WorkNode[]): SpfNode[] {
+/** Pre-order with parent indexes into the flat list, and each walk id's index there. */
+function flatten(nodes: WorkNode[]): { nodes: SpfNode[]; index: number[] } {
   const out: SpfNode[] = [];
+  const index: number[] = [];
   const walk = (id: number, parent: number | null) => {
     const n = nodes[id]!;
-    const index = out.length;
+    index[id] = out.length;
     const node: SpfNode = {
       domain: n.domain,
       via: n.via,
@@ -436,10 +640,10 @@ function flatten(nodes: WorkNode[]): SpfNode[] {
     };
     if (n.problem) node.problem = n.problem;
     out.push(node);
-    for (const child of n.children) walk(child, index);
+    for (const child of n.children) walk(child, index[id]!);
   };
   walk(0, null);
-  return out;
+  return { nodes: out, index };
 }
 
 function where(node: SpfNode): string {

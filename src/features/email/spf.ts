@@ -5,7 +5,15 @@
  * decides the result, and is what the rest of the service imports.
  */
 import { type SpfQualifier, spfRecords } from './spf-record.js';
-import { SPF_LOOKUP_LIMIT, SPF_VOID_LIMIT, type SpfNode, type SpfTree, walkSpfTree } from './spf-tree.js';
+import {
+  SPF_LOOKUP_LIMIT,
+  SPF_MX_HOST_LIMIT,
+  SPF_VOID_LIMIT,
+  type SpfNode,
+  type SpfPermerrorPoint,
+  type SpfTree,
+  walkSpfTree,
+} from './spf-tree.js';
 import { type CheckStatus, type Finding, finding, type MailDns } from './types.js';
 
 export {
@@ -26,8 +34,11 @@ export {
   SPF_LOOKUP_LIMIT,
   SPF_MX_HOST_LIMIT,
   SPF_VOID_LIMIT,
+  type SpfEvaluatedTerm,
   type SpfNode,
   type SpfNodeState,
+  type SpfPermerrorPoint,
+  type SpfPermerrorReason,
   type SpfTermReport,
 } from './spf-tree.js';
 
@@ -42,11 +53,17 @@ export interface SpfEvaluation {
   valid: boolean;
   /** Lookup, void-lookup and per-mx host limits all respected. */
   withinLimits: boolean;
+  /** Receivers return permerror: for every sender, or (see permerrorAt) for those no earlier term matches. */
   permerror: boolean;
+  /** DNS-querying terms through the whole tree, counted past the limit. */
   lookupCount: number;
   voidLookupCount: number;
-  /** False when part of the tree was not followed (the count is then a lower bound). */
+  /** False when an include or redirect was not followed (macros, work cap): the count is then a lower bound. */
   lookupCountComplete: boolean;
+  /** False when the void-lookup count is a lower bound. */
+  voidLookupCountComplete: boolean;
+  /** The term where receivers stop with permerror; null when none does, or the whole record is a permerror. */
+  permerrorAt: SpfPermerrorPoint | null;
   /** The `all` that ends evaluation at the top, through redirects; null when there is none. */
   effectiveAll: `${SpfQualifier}all` | null;
   tree: SpfNode[];
@@ -76,6 +93,8 @@ export async function evaluateSpf(domain: string, dns: MailDns): Promise<SpfEval
       lookupCount: 0,
       voidLookupCount: 0,
       lookupCountComplete: true,
+      voidLookupCountComplete: true,
+      permerrorAt: null,
       effectiveAll: null,
       tree: [],
       status: 'fail',
@@ -139,36 +158,85 @@ export async function evaluateSpf(domain: string, dns: MailDns): Promise<SpfEval
     lookupCount: tree.lookups,
     voidLookupCount: tree.voids,
     lookupCountComplete: tree.complete,
+    voidLookupCountComplete: tree.voidsComplete,
+    permerrorAt: tree.permerrorAt,
     effectiveAll,
     tree: tree.nodes,
     status,
-    summary: summarize(recordCount, permerror, effectiveAll, tree.lookups, tree.complete),
+    // Where receivers stop says more than "permerror": who still passes, and what to cut.
+    summary: tree.permerrorAt
+      ? permerrorText(tree, tree.permerrorAt)
+      : summarize(recordCount, permerror, effectiveAll, tree.lookups, tree.complete),
     findings,
   };
 }
 
-/** The lookup and void-lookup limits over the whole tree (RFC 7208 §4.6.4). */
+/**
+ * The lookup and void-lookup limits over the whole tree (RFC 7208 §4.6.4):
+ * one finding saying how far over the record is, where receivers stop and
+ * what still passes, and how much to cut.
+ */
 function limitFindings(tree: SpfTree): Finding[] {
-  const out: Finding[] = [];
-  if (tree.lookups > SPF_LOOKUP_LIMIT) {
-    out.push(
-      finding(
-        'error',
-        `${tree.lookups}${tree.complete ? '' : '+'} DNS-querying terms (include, a, mx, ptr, exists, redirect); more than ${SPF_LOOKUP_LIMIT} is a permerror.`,
-        'RFC 7208 §4.6.4',
-      ),
-    );
-  }
-  if (tree.voids > SPF_VOID_LIMIT) {
-    out.push(
-      finding(
-        'error',
-        `${tree.voids} void lookups (NXDOMAIN or no records); more than ${SPF_VOID_LIMIT} is a permerror.`,
-        'RFC 7208 §4.6.4',
-      ),
-    );
-  }
-  return out;
+  if (tree.lookups <= SPF_LOOKUP_LIMIT && tree.voids <= SPF_VOID_LIMIT) return [];
+  const at = tree.permerrorAt;
+  const limitStop = at && (at.reason === 'lookup_limit' || at.reason === 'void_lookup_limit') ? at : null;
+  return [finding('error', permerrorText(tree, limitStop), 'RFC 7208 §4.6.4')];
+}
+
+/**
+ * What exceeds a limit and where receivers stop, e.g. "The record needs 15 DNS
+ * lookups (...); the limit is 10. Receivers stop at the 11th lookup
+ * (include:b.example in include:a.example) with permerror, so mail from
+ * senders authorized before that term still passes and everything else fails
+ * SPF with permerror. Cut 5 lookups."
+ */
+function permerrorText(tree: SpfTree, at: SpfPermerrorPoint | null): string {
+  const lookups = `${tree.complete ? '' : 'at least '}${tree.lookups}`;
+  const voids = `${tree.voidsComplete ? '' : 'at least '}${tree.voids}`;
+  const overLookups = tree.lookups > SPF_LOOKUP_LIMIT;
+  const overVoids = tree.voids > SPF_VOID_LIMIT;
+  return [
+    overLookups &&
+      `The record needs ${lookups} DNS lookups (include, a, mx, ptr, exists and redirect terms, through every include); the limit is ${SPF_LOOKUP_LIMIT}.`,
+    overVoids &&
+      `The record makes ${voids} void lookups (names with no records); the limit is ${SPF_VOID_LIMIT}.`,
+    at && stopText(at),
+    overLookups &&
+      `Cut ${tree.lookups - SPF_LOOKUP_LIMIT} ${plural(tree.lookups - SPF_LOOKUP_LIMIT, 'lookup')}.`,
+    overVoids && `Remove ${tree.voids - SPF_VOID_LIMIT} of the terms whose names have no records.`,
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+const STOP_CAUSE: Record<SpfPermerrorPoint['reason'], (at: SpfPermerrorPoint) => string> = {
+  lookup_limit: (at) => `the ${ordinal(at.lookups)} lookup`,
+  void_lookup_limit: (at) => `the ${ordinal(at.void_lookups)} void lookup`,
+  mx_host_limit: () => `an mx term with more than ${SPF_MX_HOST_LIMIT} hosts`,
+  no_record: () => 'a target without an SPF record',
+  multiple_records: () => 'a target with several SPF records',
+  syntax_error: () => 'a target whose record has a syntax error',
+};
+
+/** Where receivers stop (RFC 7208 §4.6.4: evaluation ends with permerror there) and who still passes. */
+function stopText(at: SpfPermerrorPoint): string {
+  const record = at.path.at(-1) ?? at.domain;
+  // Only a "+" term authorizes; a void a/mx/exists matches no one and is not listed.
+  const authorized = at.evaluated_before.some((t) => !/^[-~?]/.test(t.term));
+  const outcome = authorized
+    ? 'so mail from senders authorized before that term still passes and everything else fails SPF with permerror'
+    : 'before any term authorizes a sender, so all mail fails SPF with permerror';
+  return `Receivers stop at ${STOP_CAUSE[at.reason](at)} (${at.term} in ${record}) with permerror, ${outcome}.`;
+}
+
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] ?? 'th');
+  return `${n}${suffix}`;
+}
+
+function plural(n: number, word: string): string {
+  return n === 1 ? word : `${word}s`;
 }
 
 function summarize(
@@ -200,6 +268,8 @@ function errorResult(domain: string, message: string, tree?: SpfTree): SpfEvalua
     lookupCount: 0,
     voidLookupCount: 0,
     lookupCountComplete: false,
+    voidLookupCountComplete: false,
+    permerrorAt: null,
     effectiveAll: null,
     tree: tree?.nodes ?? [],
     status: 'error',

@@ -3,6 +3,7 @@
  * with its lookup and void-lookup counts, against zones answered by the fake
  * DNS server's own lookup logic.
  */
+import { spf as mailauthSpf } from 'mailauth/lib/spf/index.js';
 import { describe, expect, it } from 'vitest';
 import { createMailDns } from '../../../../src/features/email/mail-dns.js';
 import {
@@ -12,7 +13,8 @@ import {
   macroStringError,
   parseSpfRecord,
 } from '../../../../src/features/email/spf.js';
-import { makeZone, RoundGate, TLD_ZONE, zoneResolver } from './zone-resolver.js';
+import type { FakeZone } from '../../../fakes/dns-zones.js';
+import { makeZone, nodeDnsResolver, RoundGate, TLD_ZONE, zoneResolver } from './zone-resolver.js';
 
 const messages = (text: string) => {
   const parsed = parseSpfRecord(text);
@@ -225,13 +227,19 @@ describe('SPF evaluation tree (RFC 7208 §4.6.4, §5.2, §6.1)', () => {
     expect(result.findings.map((f) => f.message)).toEqual([
       'spf.test: "mx:many.spf.test" returns 11 MX hosts; more than 10 is a permerror.',
     ]);
+    expect(result.permerrorAt).toMatchObject({ reason: 'mx_host_limit', term: 'mx:many.spf.test', path: [] });
+    expect(result.summary).toBe(
+      'Receivers stop at an mx term with more than 10 hosts (mx:many.spf.test in spf.test) with permerror, ' +
+        'before any term authorizes a sender, so all mail fails SPF with permerror.',
+    );
   });
 
   it('does not expand macros or resolve ptr, but still counts them as lookups', async () => {
     const result = await evaluate([
       [Z, 'TXT', 'v=spf1 exists:%{i}.x.spf.test include:%{d}.y.spf.test ptr -all'],
     ]);
-    expect(result.lookupCount).toBe(3);
+    // The macro include's own record is unknown, so the total is a lower bound.
+    expect(result).toMatchObject({ lookupCount: 3, lookupCountComplete: false });
     expect(result.tree[0]!.terms.map((t) => t.note)).toEqual([
       'has macros; expanded per message, not resolved here',
       'has macros; expanded per message, not followed',
@@ -239,21 +247,6 @@ describe('SPF evaluation tree (RFC 7208 §4.6.4, §5.2, §6.1)', () => {
       undefined,
     ]);
     expect(result.tree[1]).toMatchObject({ state: 'macro', domain: '%{d}.y.spf.test' });
-  });
-
-  it('stops following once the 10-lookup limit is passed, and says the count is a lower bound', async () => {
-    const includes = Array.from({ length: 11 }, (_, i) => `include:i${i}.spf.test`).join(' ');
-    const rows: [string, string, unknown][] = Array.from({ length: 11 }, (_, i) => [
-      `i${i}.spf.test`,
-      'TXT',
-      'v=spf1 a -all',
-    ]);
-    const result = await evaluate([[Z, 'TXT', `v=spf1 ${includes} -all`], ...rows]);
-    expect(result).toMatchObject({ lookupCount: 11, lookupCountComplete: false, permerror: true });
-    expect(result.tree.slice(1).every((n) => n.state === 'not_followed')).toBe(true);
-    expect(result.summary).toBe(
-      'SPF is a permerror (11+/10 lookups): receivers treat the domain as having no usable SPF.',
-    );
   });
 
   it.each([
@@ -319,5 +312,312 @@ describe('SPF evaluation tree (RFC 7208 §4.6.4, §5.2, §6.1)', () => {
     // Depth 2 (root → a → c): three rounds of TXT; the a/mx/exists lookups ride along with the next level.
     expect(gate.rounds).toBe(3);
     expect(dns.stats().queries).toBe(11);
+  });
+});
+
+type Rows = [string, string, unknown][];
+/** `count` hosts h<from>.spf.test … with one address each, 192.0.2.<from> … (in 192.0.2.0/24, so ip4 terms elsewhere avoid it). */
+const hosts = (from: number, count: number): Rows =>
+  Array.from({ length: count }, (_, i) => [`h${from + i}.spf.test`, 'A', `192.0.2.${from + i}`]);
+
+function zonesOf(rows: Rows, vendor: Rows = []): FakeZone[] {
+  return [TLD_ZONE, makeZone(Z, rows), makeZone('vendor.test', vendor)];
+}
+
+async function evaluateZones(zones: FakeZone[]) {
+  return evaluateSpf(Z, createMailDns(zoneResolver(zones)));
+}
+
+/** mailauth, the peer evaluator, on the same zones: its result for one sending address, RFC 7208 strict. */
+async function peer(zones: FakeZone[], ip: string) {
+  const resolver = nodeDnsResolver(zones) as Parameters<typeof mailauthSpf>[0]['resolver'];
+  const out = await mailauthSpf({
+    sender: `user@${Z}`,
+    ip,
+    helo: 'mta.example',
+    mta: 'mx.test',
+    resolver,
+    strict: true,
+  });
+  return { result: out.status.result, lookups: out.lookups?.count };
+}
+
+describe('SPF lookup totals past the limit, and where receivers stop (RFC 7208 §4.6.4)', () => {
+  // 15 lookups, three includes deep; depth-first order puts the 11th in the middle of the tree,
+  // where a level-by-level count would not: _spf's include:_spf.vendor.test comes after all of _a's subtree.
+  const fifteen = zonesOf(
+    [
+      [Z, 'TXT', 'v=spf1 ip4:198.51.100.0/28 mx include:_spf.spf.test a:h20.spf.test -all'],
+      [Z, 'MX', { preference: 10, exchange: 'h1.spf.test' }],
+      [
+        '_spf.spf.test',
+        'TXT',
+        'v=spf1 include:_a.spf.test ip4:198.51.100.16/28 include:_spf.vendor.test -all',
+      ],
+      [
+        '_a.spf.test',
+        'TXT',
+        'v=spf1 a:h2.spf.test a:h3.spf.test a:h4.spf.test a:h5.spf.test include:_b.spf.test -all',
+      ],
+      ['_b.spf.test', 'TXT', 'v=spf1 a:h6.spf.test a:h7.spf.test ip4:198.51.100.32/28 -all'],
+      ...hosts(1, 9),
+      ...hosts(20, 1),
+    ],
+    [
+      ['_spf.vendor.test', 'TXT', 'v=spf1 include:_c.vendor.test a:h8.spf.test -all'],
+      ['_c.vendor.test', 'TXT', 'v=spf1 a:h9.spf.test ip4:203.0.113.0/24 -all'],
+    ],
+  );
+
+  it('counts all 15 lookups of a nested tree and names the 11th: the include in include:_spf.spf.test', async () => {
+    const result = await evaluateZones(fifteen);
+    expect(result).toMatchObject({
+      lookupCount: 15,
+      lookupCountComplete: true,
+      voidLookupCount: 0,
+      voidLookupCountComplete: true,
+      valid: true,
+      withinLimits: false,
+      permerror: true,
+      status: 'fail',
+    });
+    // Every record was followed, past the limit too.
+    expect(result.tree.map((n) => [n.domain, n.state, n.lookups])).toEqual([
+      ['spf.test', 'ok', 3],
+      ['_spf.spf.test', 'ok', 2],
+      ['_a.spf.test', 'ok', 5],
+      ['_b.spf.test', 'ok', 2],
+      ['_spf.vendor.test', 'ok', 2],
+      ['_c.vendor.test', 'ok', 1],
+    ]);
+    expect(result.permerrorAt).toEqual({
+      reason: 'lookup_limit',
+      term: 'include:_spf.vendor.test',
+      domain: '_spf.spf.test',
+      path: ['include:_spf.spf.test'],
+      node: 1,
+      term_index: 2,
+      lookups: 11,
+      void_lookups: 0,
+      evaluated_before: [
+        { term: 'ip4:198.51.100.0/28', domain: 'spf.test' },
+        { term: 'mx', domain: 'spf.test' },
+        { term: 'a:h2.spf.test', domain: '_a.spf.test' },
+        { term: 'a:h3.spf.test', domain: '_a.spf.test' },
+        { term: 'a:h4.spf.test', domain: '_a.spf.test' },
+        { term: 'a:h5.spf.test', domain: '_a.spf.test' },
+        { term: 'a:h6.spf.test', domain: '_b.spf.test' },
+        { term: 'a:h7.spf.test', domain: '_b.spf.test' },
+        { term: 'ip4:198.51.100.32/28', domain: '_b.spf.test' },
+        { term: 'ip4:198.51.100.16/28', domain: '_spf.spf.test' },
+      ],
+    });
+    const text =
+      'The record needs 15 DNS lookups (include, a, mx, ptr, exists and redirect terms, through every include); ' +
+      'the limit is 10. Receivers stop at the 11th lookup (include:_spf.vendor.test in include:_spf.spf.test) ' +
+      'with permerror, so mail from senders authorized before that term still passes and everything else fails ' +
+      'SPF with permerror. Cut 5 lookups.';
+    expect(result.summary).toBe(text);
+    expect(result.findings).toEqual([{ severity: 'error', message: text, rfc: 'RFC 7208 §4.6.4' }]);
+  });
+
+  it('mailauth on the same zones: pass before the 11th lookup, permerror from it on, and it counts only to 11', async () => {
+    const cases: [string, string][] = [
+      ['198.51.100.1', 'pass'], // ip4 in the root, first term
+      ['192.0.2.1', 'pass'], // the root's mx host
+      ['192.0.2.7', 'pass'], // a:h7 in _b, the 10th lookup
+      ['198.51.100.33', 'pass'], // ip4 in _b, after the 10th lookup and before the 11th
+      ['198.51.100.17', 'pass'], // ip4 in _spf, just before include:_spf.vendor.test
+      ['192.0.2.9', 'permerror'], // a:h9 inside the 11th lookup's include
+      ['203.0.113.5', 'permerror'], // ip4 inside it
+      ['192.0.2.20', 'permerror'], // the root's last a term
+      ['233.252.0.1', 'permerror'], // listed nowhere
+    ];
+    for (const [ip, expected] of cases) {
+      const out = await peer(fifteen, ip);
+      expect({ ip, result: out.result }).toEqual({ ip, result: expected });
+      if (expected === 'permerror') expect(out.lookups).toBe(11);
+    }
+  });
+
+  it('a redirect counts, and is evaluated after the mechanisms wherever it is written', async () => {
+    const zones = zonesOf([
+      [Z, 'TXT', 'v=spf1 redirect=_r.spf.test a:h1.spf.test include:_i.spf.test'],
+      [
+        '_i.spf.test',
+        'TXT',
+        `v=spf1 ${Array.from({ length: 7 }, (_, i) => `a:h${i + 2}.spf.test`).join(' ')} -all`,
+      ],
+      ['_r.spf.test', 'TXT', 'v=spf1 a:h9.spf.test ip4:198.51.100.0/24 -all'],
+      ...hosts(1, 9),
+    ]);
+    const result = await evaluateZones(zones);
+    expect(result).toMatchObject({ lookupCount: 11, effectiveAll: '-all', permerror: true });
+    expect(result.tree.map((n) => `${n.via}:${n.domain}`)).toEqual([
+      'root:spf.test',
+      'include:_i.spf.test',
+      'redirect:_r.spf.test',
+    ]);
+    // 1 a + 1 include + 7 a + the redirect (10th): the redirect target's first term is the 11th.
+    expect(result.permerrorAt).toMatchObject({
+      reason: 'lookup_limit',
+      term: 'a:h9.spf.test',
+      domain: '_r.spf.test',
+      path: ['redirect=_r.spf.test'],
+      node: 2,
+      term_index: 0,
+      lookups: 11,
+    });
+    expect(result.summary).toContain(
+      'Receivers stop at the 11th lookup (a:h9.spf.test in redirect=_r.spf.test) with permerror',
+    );
+    expect(result.summary).toMatch(/Cut 1 lookup\.$/);
+    expect((await peer(zones, '192.0.2.8')).result).toBe('pass');
+    expect(await peer(zones, '198.51.100.1')).toEqual({ result: 'permerror', lookups: 11 });
+  });
+
+  it('an include reached twice counts twice, as receivers evaluate it (checkdmarc counts its subtree once: 6)', async () => {
+    const zones = zonesOf([
+      [Z, 'TXT', 'v=spf1 include:_a.spf.test include:_b.spf.test -all'],
+      ['_a.spf.test', 'TXT', 'v=spf1 include:_c.spf.test -all'],
+      ['_b.spf.test', 'TXT', 'v=spf1 include:_c.spf.test -all'],
+      ['_c.spf.test', 'TXT', 'v=spf1 a:h1.spf.test a:h2.spf.test -all'],
+      ...hosts(1, 2),
+    ]);
+    const result = await evaluateZones(zones);
+    expect(result).toMatchObject({ lookupCount: 8, permerror: false, permerrorAt: null, status: 'pass' });
+    expect(await peer(zones, '233.252.0.1')).toEqual({ result: 'fail', lookups: 8 });
+  });
+
+  it('the 3rd void lookup: named with its record, void terms left out of what still passes', async () => {
+    const zones = zonesOf([
+      [Z, 'TXT', 'v=spf1 ip4:198.51.100.0/24 a:gone1.spf.test include:_i.spf.test -all'],
+      ['_i.spf.test', 'TXT', 'v=spf1 mx:gone2.spf.test a:gone3.spf.test ip4:203.0.113.0/24 -all'],
+    ]);
+    const result = await evaluateZones(zones);
+    expect(result).toMatchObject({
+      lookupCount: 4,
+      voidLookupCount: 3,
+      withinLimits: false,
+      permerror: true,
+    });
+    expect(result.permerrorAt).toEqual({
+      reason: 'void_lookup_limit',
+      term: 'a:gone3.spf.test',
+      domain: '_i.spf.test',
+      path: ['include:_i.spf.test'],
+      node: 1,
+      term_index: 1,
+      lookups: 4,
+      void_lookups: 3,
+      evaluated_before: [{ term: 'ip4:198.51.100.0/24', domain: 'spf.test' }],
+    });
+    expect(result.summary).toBe(
+      'The record makes 3 void lookups (names with no records); the limit is 2. Receivers stop at the 3rd void lookup ' +
+        '(a:gone3.spf.test in include:_i.spf.test) with permerror, so mail from senders authorized before that ' +
+        'term still passes and everything else fails SPF with permerror. Remove 1 of the terms whose names have ' +
+        'no records.',
+    );
+    expect((await peer(zones, '198.51.100.1')).result).toBe('pass');
+    expect((await peer(zones, '203.0.113.1')).result).toBe('permerror');
+  });
+
+  it('an include target without a record stops receivers there; nothing before it authorizes anyone', async () => {
+    const result = await evaluateZones(
+      zonesOf([[Z, 'TXT', 'v=spf1 -ip4:198.51.100.0/24 include:none.spf.test -all']]),
+    );
+    expect(result.permerrorAt).toMatchObject({
+      reason: 'no_record',
+      term: 'include:none.spf.test',
+      void_lookups: 1,
+    });
+    expect(result.tree[0]!.terms[1]).toEqual({ term: 'include:none.spf.test', lookups: 1, void: true });
+    expect(result.summary).toBe(
+      'Receivers stop at a target without an SPF record (include:none.spf.test in spf.test) with permerror, ' +
+        'before any term authorizes a sender, so all mail fails SPF with permerror.',
+    );
+  });
+
+  it('a loop: receivers evaluate it again and again until the 11th lookup', async () => {
+    const zones = zonesOf([
+      [Z, 'TXT', 'v=spf1 ip4:198.51.100.0/24 include:_a.spf.test -all'],
+      ['_a.spf.test', 'TXT', 'v=spf1 include:spf.test -all'],
+    ]);
+    const result = await evaluateZones(zones);
+    expect(result).toMatchObject({ lookupCount: 2, permerror: true, valid: false });
+    // Odd lookups are the root's include, even ones _a's: the 11th is the root's, reached for the 6th time.
+    expect(result.permerrorAt).toMatchObject({
+      reason: 'lookup_limit',
+      term: 'include:_a.spf.test',
+      domain: 'spf.test',
+      node: 0,
+      lookups: 11,
+    });
+    expect(result.permerrorAt!.path).toHaveLength(10);
+    expect(result.permerrorAt!.evaluated_before).toEqual([
+      { term: 'ip4:198.51.100.0/24', domain: 'spf.test' },
+    ]);
+    expect((await peer(zones, '198.51.100.1')).result).toBe('pass');
+    expect(await peer(zones, '192.0.2.1')).toEqual({ result: 'permerror', lookups: 11 });
+  });
+
+  it.each([
+    ['an include target ending in "+all"', 'include:open.spf.test'],
+    ['an exists without macros whose name resolves', 'exists:h1.spf.test'],
+  ])('%s matches every sender: no receiver reaches a limit after it', async (_, first) => {
+    const tenMore = Array.from({ length: 10 }, (_, i) => `a:h${i + 1}.spf.test`).join(' ');
+    const zones = zonesOf([
+      [Z, 'TXT', `v=spf1 ${first} ${tenMore} -all`],
+      ['open.spf.test', 'TXT', 'v=spf1 +all'],
+      ...hosts(1, 10),
+    ]);
+    const result = await evaluateZones(zones);
+    // Counted as written (as checkdmarc counts too), but no sender gets past the first term.
+    expect(result.lookupCount).toBe(11);
+    expect(result.permerrorAt).toBeNull();
+    expect((await peer(zones, '233.252.0.1')).result).toBe('pass');
+  });
+
+  it('past our own work cap of 40 records the count is a lower bound, and says so', async () => {
+    const includes = Array.from({ length: 45 }, (_, i) => `include:i${i}.spf.test`).join(' ');
+    const rows: Rows = Array.from({ length: 45 }, (_, i) => [`i${i}.spf.test`, 'TXT', 'v=spf1 -all']);
+    const result = await evaluateZones(zonesOf([[Z, 'TXT', `v=spf1 ${includes} -all`], ...rows]));
+    expect(result).toMatchObject({
+      lookupCount: 45,
+      lookupCountComplete: false,
+      voidLookupCountComplete: false,
+    });
+    expect(result.tree.filter((n) => n.state === 'not_followed').map((n) => n.domain)).toEqual([
+      'i40.spf.test',
+      'i41.spf.test',
+      'i42.spf.test',
+      'i43.spf.test',
+      'i44.spf.test',
+    ]);
+    expect(result.permerrorAt).toMatchObject({ term: 'include:i10.spf.test', lookups: 11 });
+    expect(result.summary).toMatch(/^The record needs at least 45 DNS lookups .* Cut 35 lookups\.$/);
+  });
+
+  it('past 15 levels deep the count is a lower bound too; the 11th lookup is still found', async () => {
+    const chain: Rows = Array.from({ length: 20 }, (_, i) => [
+      `i${i + 1}.spf.test`,
+      'TXT',
+      i + 1 < 20 ? `v=spf1 include:i${i + 2}.spf.test -all` : 'v=spf1 -all',
+    ]);
+    const result = await evaluateZones(zonesOf([[Z, 'TXT', 'v=spf1 include:i1.spf.test -all'], ...chain]));
+    // The root and i1 … i15 are read (16 include terms); i16 is at depth 16.
+    expect(result).toMatchObject({ lookupCount: 16, lookupCountComplete: false });
+    expect(result.tree.at(-1)).toMatchObject({
+      domain: 'i16.spf.test',
+      depth: 16,
+      state: 'not_followed',
+      problem: 'not followed (work cap: 40 records, 15 deep)',
+    });
+    expect(result.permerrorAt).toMatchObject({
+      term: 'include:i11.spf.test',
+      domain: 'i10.spf.test',
+      lookups: 11,
+    });
+    expect(result.permerrorAt!.path).toHaveLength(10);
   });
 });
