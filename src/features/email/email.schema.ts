@@ -98,6 +98,10 @@ const SpfNodeSchema = Type.Object({
 const SpfEvaluatedTermSchema = Type.Object({
   term: Type.String(),
   domain: Type.String({ description: 'The domain whose record holds the term.' }),
+  result: Type.Enum(['pass', 'fail', 'softfail', 'neutral'], {
+    description:
+      'What the senders it matches get: the term’s qualifier, or for a term inside includes the outermost include’s.',
+  }),
 });
 
 const SpfPermerrorAtSchema = Type.Object(
@@ -130,8 +134,10 @@ const SpfPermerrorAtSchema = Type.Object(
     }),
     evaluated_before: Type.Array(SpfEvaluatedTermSchema, {
       description:
-        'The terms evaluated before it that can match a sender (ip4, ip6, a, mx, ptr, exists not void; includes ' +
-        'not followed here), in evaluation order: mail they match gets its result as usual.',
+        'The terms evaluated before it whose matches end the evaluation (ip4, ip6, a, mx, ptr, exists not void; ' +
+        'includes not followed here), in evaluation order: mail they match never reaches the permerror and gets ' +
+        '`result`. A term inside an include whose qualifier, or an inner include’s, is not "+" is left out: it ' +
+        'decides nothing, its matches only make that include not match and evaluation goes on after it.',
     }),
   },
   {

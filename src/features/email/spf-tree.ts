@@ -98,11 +98,13 @@ export type SpfPermerrorReason =
   /** ... whose target's record has a syntax error. */
   | 'syntax_error';
 
-/** A term a receiver evaluates before the permerror that could match a sender. */
+/** A term a receiver evaluates before the permerror: the senders it matches never reach it. */
 export interface SpfEvaluatedTerm {
   term: string;
   /** The domain whose record holds the term. */
   domain: string;
+  /** What the senders it matches get: its qualifier's, or the outermost include's for a term inside includes. */
+  result: 'pass' | 'fail' | 'softfail' | 'neutral';
 }
 
 /**
@@ -126,9 +128,9 @@ export interface SpfPermerrorPoint {
   /** Void lookups counted up to and including the term. */
   void_lookups: number;
   /**
-   * The terms evaluated before it that can match a sender, in evaluation
-   * order: ip4, ip6, a, mx, ptr and exists terms whose lookup was not void,
-   * and includes whose target is not followed here (macros).
+   * The terms evaluated before it whose matches end the evaluation, in
+   * evaluation order: ip4, ip6, a, mx, ptr and exists terms whose lookup was
+   * not void, and includes whose target is not followed here (macros).
    */
   evaluated_before: SpfEvaluatedTerm[];
 }
@@ -481,6 +483,21 @@ class SpfWalk {
 
 type Replayed = { stop: SpfPermerrorPoint } | { all: SpfQualifier | null };
 
+/** How the replay reached a record: the include and redirect terms, and the includes' qualifiers. */
+interface Via {
+  terms: string[];
+  /** A redirect adds none: its record's result is the result of the record naming it (RFC 7208 §6.1). */
+  qualifiers: SpfQualifier[];
+}
+
+/** RFC 7208 §4.6.2: the result a matching term's qualifier gives. */
+const QUALIFIER_RESULT: Record<SpfQualifier, SpfEvaluatedTerm['result']> = {
+  '+': 'pass',
+  '-': 'fail',
+  '~': 'softfail',
+  '?': 'neutral',
+};
+
 /**
  * Replays the walked tree as a receiver evaluates it for a sender no term
  * matches (RFC 7208 §4.6): terms left to right, an include's record before
@@ -501,11 +518,11 @@ class ReceiverReplay {
   /** Node ids here are the walk's; the caller maps them to the flat list. */
   stop(): SpfPermerrorPoint | null {
     if (this.nodes[0]!.state !== 'ok') return null;
-    const replayed = this.record(this.nodes[0]!, []);
+    const replayed = this.record(this.nodes[0]!, { terms: [], qualifiers: [] });
     return 'stop' in replayed ? replayed.stop : null;
   }
 
-  private record(node: WorkNode, path: string[]): Replayed {
+  private record(node: WorkNode, via: Via): Replayed {
     let redirect: WorkTerm | undefined;
     for (const work of node.work) {
       if (!work.evaluated) continue;
@@ -514,25 +531,25 @@ class ReceiverReplay {
         if (term.name === 'redirect') redirect = work;
         continue;
       }
-      const stop = this.step(node, work, path);
+      const stop = this.step(node, work, via);
       if (stop) return { stop };
       if (term.name === 'all' || work.matchesAll) return { all: term.qualifier };
       if (term.name !== 'include') {
-        if (!work.report.void) this.evaluated(term.text, node);
+        if (!work.report.void) this.evaluated(work, node, via);
         continue;
       }
-      const inner = this.target(node, work, path);
+      const inner = this.target(node, work, via);
       if ('stop' in inner) return inner;
       // An include matches when its target passes: one ending in "+all" passes every sender (RFC 7208 §5.2).
       if (inner.all === '+') return { all: term.qualifier };
     }
     if (!redirect) return { all: null };
-    const stop = this.step(node, redirect, path);
-    return stop ? { stop } : this.target(node, redirect, path);
+    const stop = this.step(node, redirect, via);
+    return stop ? { stop } : this.target(node, redirect, via);
   }
 
   /** Counts one evaluated term; the permerror it causes, if any. */
-  private step(node: WorkNode, work: WorkTerm, path: string[]): SpfPermerrorPoint | undefined {
+  private step(node: WorkNode, work: WorkTerm, via: Via): SpfPermerrorPoint | undefined {
     this.lookups += work.report.lookups;
     if (work.report.void) this.voids += 1;
     const reason = this.reason(work);
@@ -541,7 +558,7 @@ class ReceiverReplay {
       reason,
       term: work.report.term,
       domain: node.domain,
-      path,
+      path: via.terms,
       node: node.id,
       term_index: node.work.indexOf(work),
       lookups: this.lookups,
@@ -562,9 +579,13 @@ class ReceiverReplay {
   }
 
   /** Evaluates the record an include or redirect leads to. */
-  private target(node: WorkNode, work: WorkTerm, path: string[]): Replayed {
+  private target(node: WorkNode, work: WorkTerm, via: Via): Replayed {
     const child = this.nodes[work.child!]!;
-    const next = [...path, work.report.term];
+    const { term } = work;
+    const next: Via = {
+      terms: [...via.terms, term.text],
+      qualifiers: term.kind === 'mechanism' ? [...via.qualifiers, term.qualifier] : via.qualifiers,
+    };
     if (child.state === 'ok') return this.record(child, next);
     if (child.state === 'loop') {
       // RFC 7208 has no loop check of its own: the record is evaluated again until the lookup limit ends it (§4.6.4).
@@ -573,15 +594,26 @@ class ReceiverReplay {
       if (again) return this.record(again, next);
     }
     // Macros or the work cap: its record is unknown here, and may match the sender.
-    this.evaluated(work.report.term, node);
+    if (term.kind === 'mechanism') this.evaluated(work, node, via);
     return { all: null };
   }
 
-  /** Noted once, though a loop evaluates it again. */
-  private evaluated(term: string, node: WorkNode): void {
-    if (!this.before.some((b) => b.term === term && b.domain === node.domain)) {
-      this.before.push({ term, domain: node.domain });
-    }
+  /**
+   * Notes a term whose matches end the evaluation before the permerror. Inside
+   * includes, a match decides the result only when every qualifier below the
+   * outermost include is "+": any other inner result just makes that include
+   * not match, and evaluation goes on after it (RFC 7208 §5.2). Noted once,
+   * though a loop evaluates it again.
+   */
+  private evaluated(work: WorkTerm, node: WorkNode, via: Via): void {
+    const chain = [...via.qualifiers, (work.term as SpfMechanism).qualifier];
+    if (chain.slice(1).some((q) => q !== '+')) return;
+    const entry: SpfEvaluatedTerm = {
+      term: work.term.text,
+      domain: node.domain,
+      result: QUALIFIER_RESULT[chain[0]!],
+    };
+    if (!this.before.some((b) => b.term === entry.term && b.domain === entry.domain)) this.before.push(entry);
   }
 }
 

@@ -221,8 +221,7 @@ const STOP_CAUSE: Record<SpfPermerrorPoint['reason'], (at: SpfPermerrorPoint) =>
 /** Where receivers stop (RFC 7208 §4.6.4: evaluation ends with permerror there) and who still passes. */
 function stopText(at: SpfPermerrorPoint): string {
   const record = at.path.at(-1) ?? at.domain;
-  // Only a "+" term authorizes; a void a/mx/exists matches no one and is not listed.
-  const authorized = at.evaluated_before.some((t) => !/^[-~?]/.test(t.term));
+  const authorized = at.evaluated_before.some((t) => t.result === 'pass');
   const outcome = authorized
     ? 'so mail from senders authorized before that term still passes and everything else fails SPF with permerror'
     : 'before any term authorizes a sender, so all mail fails SPF with permerror';

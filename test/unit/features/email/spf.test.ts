@@ -400,16 +400,16 @@ describe('SPF lookup totals past the limit, and where receivers stop (RFC 7208 ย
       lookups: 11,
       void_lookups: 0,
       evaluated_before: [
-        { term: 'ip4:198.51.100.0/28', domain: 'spf.test' },
-        { term: 'mx', domain: 'spf.test' },
-        { term: 'a:h2.spf.test', domain: '_a.spf.test' },
-        { term: 'a:h3.spf.test', domain: '_a.spf.test' },
-        { term: 'a:h4.spf.test', domain: '_a.spf.test' },
-        { term: 'a:h5.spf.test', domain: '_a.spf.test' },
-        { term: 'a:h6.spf.test', domain: '_b.spf.test' },
-        { term: 'a:h7.spf.test', domain: '_b.spf.test' },
-        { term: 'ip4:198.51.100.32/28', domain: '_b.spf.test' },
-        { term: 'ip4:198.51.100.16/28', domain: '_spf.spf.test' },
+        { term: 'ip4:198.51.100.0/28', domain: 'spf.test', result: 'pass' },
+        { term: 'mx', domain: 'spf.test', result: 'pass' },
+        { term: 'a:h2.spf.test', domain: '_a.spf.test', result: 'pass' },
+        { term: 'a:h3.spf.test', domain: '_a.spf.test', result: 'pass' },
+        { term: 'a:h4.spf.test', domain: '_a.spf.test', result: 'pass' },
+        { term: 'a:h5.spf.test', domain: '_a.spf.test', result: 'pass' },
+        { term: 'a:h6.spf.test', domain: '_b.spf.test', result: 'pass' },
+        { term: 'a:h7.spf.test', domain: '_b.spf.test', result: 'pass' },
+        { term: 'ip4:198.51.100.32/28', domain: '_b.spf.test', result: 'pass' },
+        { term: 'ip4:198.51.100.16/28', domain: '_spf.spf.test', result: 'pass' },
       ],
     });
     const text =
@@ -510,7 +510,7 @@ describe('SPF lookup totals past the limit, and where receivers stop (RFC 7208 ย
       term_index: 1,
       lookups: 4,
       void_lookups: 3,
-      evaluated_before: [{ term: 'ip4:198.51.100.0/24', domain: 'spf.test' }],
+      evaluated_before: [{ term: 'ip4:198.51.100.0/24', domain: 'spf.test', result: 'pass' }],
     });
     expect(result.summary).toBe(
       'The record makes 3 void lookups (names with no records); the limit is 2. Receivers stop at the 3rd void lookup ' +
@@ -538,6 +538,32 @@ describe('SPF lookup totals past the limit, and where receivers stop (RFC 7208 ย
     );
   });
 
+  it('what still gets its result before the stop follows the qualifiers through includes (RFC 7208 ยง5.2)', async () => {
+    const zones = zonesOf([
+      [Z, 'TXT', 'v=spf1 ~ip4:198.51.100.0/24 -include:_j.spf.test include:_i.spf.test -all'],
+      ['_j.spf.test', 'TXT', 'v=spf1 ip4:203.0.113.0/25 -all'],
+      ['_i.spf.test', 'TXT', 'v=spf1 -ip4:203.0.113.128/25 ip4:192.0.2.0/24 include:none.spf.test -all'],
+    ]);
+    const result = await evaluateZones(zones);
+    expect(result.permerrorAt).toMatchObject({
+      reason: 'no_record',
+      term: 'include:none.spf.test',
+      path: ['include:_i.spf.test'],
+      evaluated_before: [
+        { term: '~ip4:198.51.100.0/24', domain: 'spf.test', result: 'softfail' },
+        { term: 'ip4:203.0.113.0/25', domain: '_j.spf.test', result: 'fail' },
+        { term: 'ip4:192.0.2.0/24', domain: '_i.spf.test', result: 'pass' },
+      ],
+    });
+    const peerResults = await Promise.all(
+      ['198.51.100.1', '203.0.113.1', '192.0.2.1', '203.0.113.129', '233.252.0.1'].map(
+        async (ip) => (await peer(zones, ip)).result,
+      ),
+    );
+    // _i's -ip4 is left out: its match only makes include:_i not match, and the root's -all follows.
+    expect(peerResults).toEqual(['softfail', 'fail', 'pass', 'fail', 'permerror']);
+  });
+
   it('a loop: receivers evaluate it again and again until the 11th lookup', async () => {
     const zones = zonesOf([
       [Z, 'TXT', 'v=spf1 ip4:198.51.100.0/24 include:_a.spf.test -all'],
@@ -555,7 +581,7 @@ describe('SPF lookup totals past the limit, and where receivers stop (RFC 7208 ย
     });
     expect(result.permerrorAt!.path).toHaveLength(10);
     expect(result.permerrorAt!.evaluated_before).toEqual([
-      { term: 'ip4:198.51.100.0/24', domain: 'spf.test' },
+      { term: 'ip4:198.51.100.0/24', domain: 'spf.test', result: 'pass' },
     ]);
     expect((await peer(zones, '198.51.100.1')).result).toBe('pass');
     expect(await peer(zones, '192.0.2.1')).toEqual({ result: 'permerror', lookups: 11 });
