@@ -9,7 +9,12 @@
  * so the wall time is about the depth of the tree in round trips, not the
  * number of queries. It is followed past the 10-lookup limit, so the counts
  * are exact and an owner learns how much to cut; where a receiver would stop
- * is then found by replaying the finished tree in evaluation order.
+ * is then found by spf-stop.ts, replaying the finished tree in evaluation
+ * order.
+ *
+ * Why one file: the walk is one state machine over the levels of one tree;
+ * visiting a record, expanding its terms, following its targets and resolving
+ * its a/mx/exists terms all update the same counters and level queue.
  */
 import {
   hasMacros,
@@ -21,13 +26,14 @@ import {
   type SpfTerm,
   spfRecords,
 } from './spf-record.js';
+import {
+  findPermerrorPoint,
+  type ReplayTerm,
+  SPF_MX_HOST_LIMIT,
+  type SpfPermerrorPoint,
+} from './spf-stop.js';
 import { type DnsOutcome, type Finding, finding, isVoid, type MailDns } from './types.js';
 
-/** RFC 7208 §4.6.4: at most 10 terms that cause DNS queries, at most 2 void lookups. */
-export const SPF_LOOKUP_LIMIT = 10;
-export const SPF_VOID_LIMIT = 2;
-/** RFC 7208 §4.6.4: an `mx` term may cause at most 10 address lookups, so at most 10 MX records. */
-export const SPF_MX_HOST_LIMIT = 10;
 /**
  * Bounds on our own work. A tree within the limit has at most 10 records below
  * the root, at most 10 deep; these let one over it be counted to the end, and
@@ -83,58 +89,6 @@ export interface SpfNode {
   problem?: string;
 }
 
-/** Why a receiver stops with permerror at a term (RFC 7208 §4.6.4, §5.2, §6.1). */
-export type SpfPermerrorReason =
-  /** The term is the 11th DNS-querying term. */
-  | 'lookup_limit'
-  /** The term's lookup is the 3rd void one. */
-  | 'void_lookup_limit'
-  /** An `mx` term answering more than SPF_MX_HOST_LIMIT hosts. */
-  | 'mx_host_limit'
-  /** An include or redirect whose target has no SPF record. */
-  | 'no_record'
-  /** ... whose target publishes several. */
-  | 'multiple_records'
-  /** ... whose target's record has a syntax error. */
-  | 'syntax_error';
-
-/** A term a receiver evaluates before the permerror: the senders it matches never reach it. */
-export interface SpfEvaluatedTerm {
-  term: string;
-  /** The domain whose record holds the term. */
-  domain: string;
-  /** What the senders it matches get: its qualifier's, or the outermost include's for a term inside includes. */
-  result: 'pass' | 'fail' | 'softfail' | 'neutral';
-}
-
-/**
- * Where a receiver evaluating the tree for a sender that no earlier term
- * matches stops with permerror: the first such term in evaluation order
- * (left to right, depth first through includes, a redirect after the
- * record's mechanisms). Senders matched before it are not affected.
- */
-export interface SpfPermerrorPoint {
-  reason: SpfPermerrorReason;
-  term: string;
-  /** The domain whose record holds the term. */
-  domain: string;
-  /** The include and redirect terms followed from the domain's own record to that record, outermost first. */
-  path: string[];
-  /** The term is `nodes[node].terms[term_index]` (for a loop, the record reached again). */
-  node: number;
-  term_index: number;
-  /** DNS-querying terms counted up to and including the term. */
-  lookups: number;
-  /** Void lookups counted up to and including the term. */
-  void_lookups: number;
-  /**
-   * The terms evaluated before it whose matches end the evaluation, in
-   * evaluation order: ip4, ip6, a, mx, ptr and exists terms whose lookup was
-   * not void, and includes whose target is not followed here (macros).
-   */
-  evaluated_before: SpfEvaluatedTerm[];
-}
-
 /** What a walk found; spf.ts turns it into a verdict. */
 export interface SpfTree {
   /** Pre-order, the root first; a record's includes in the order written, then its redirect (evaluation order). */
@@ -160,18 +114,10 @@ export interface SpfTree {
   permerrorAt: SpfPermerrorPoint | null;
 }
 
-/** One term of a visited record, with what the replay in evaluation order needs. */
-interface WorkTerm {
-  term: SpfTerm;
-  /** The report shown in the tree (the same object as in the node's `terms`). */
+/** One term of a visited record: what the replay reads, and the report shown in the tree. */
+interface WorkTerm extends ReplayTerm {
+  /** The same object as in the node's `terms`. */
   report: SpfTermReport;
-  /** False for mechanisms after "all" and a redirect next to "all": no receiver evaluates them. */
-  evaluated: boolean;
-  /** The node an include or redirect leads to. */
-  child?: number;
-  mxOverLimit?: boolean;
-  /** An `exists` without macros whose name resolves: it matches every sender, like "all". */
-  matchesAll?: boolean;
 }
 
 interface WorkNode extends SpfNode {
@@ -207,7 +153,7 @@ export async function walkSpfTree(
   const walk = new SpfWalk(dns);
   await walk.run(domain, rootAnswer);
   const { nodes, index } = flatten(walk.nodes);
-  const stop = walk.temperror ? null : new ReceiverReplay(walk.nodes).stop();
+  const stop = walk.temperror ? null : findPermerrorPoint(walk.nodes);
   return {
     nodes,
     findings: walk.findings,
@@ -478,142 +424,6 @@ class SpfWalk {
     report.void = true;
     node.void_lookups += 1;
     this.voids += 1;
-  }
-}
-
-type Replayed = { stop: SpfPermerrorPoint } | { all: SpfQualifier | null };
-
-/** How the replay reached a record: the include and redirect terms, and the includes' qualifiers. */
-interface Via {
-  terms: string[];
-  /** A redirect adds none: its record's result is the result of the record naming it (RFC 7208 §6.1). */
-  qualifiers: SpfQualifier[];
-}
-
-/** RFC 7208 §4.6.2: the result a matching term's qualifier gives. */
-const QUALIFIER_RESULT: Record<SpfQualifier, SpfEvaluatedTerm['result']> = {
-  '+': 'pass',
-  '-': 'fail',
-  '~': 'softfail',
-  '?': 'neutral',
-};
-
-/**
- * Replays the walked tree as a receiver evaluates it for a sender no term
- * matches (RFC 7208 §4.6): terms left to right, an include's record before
- * the terms after it, a redirect after the mechanisms, counting lookups and
- * void lookups until the first permerror. The walk itself goes one level at
- * a time, so its own order is not the receiver's.
- */
-class ReceiverReplay {
-  private lookups = 0;
-  private voids = 0;
-  private readonly before: SpfEvaluatedTerm[] = [];
-  private readonly nodes: readonly WorkNode[];
-
-  constructor(nodes: readonly WorkNode[]) {
-    this.nodes = nodes;
-  }
-
-  /** Node ids here are the walk's; the caller maps them to the flat list. */
-  stop(): SpfPermerrorPoint | null {
-    if (this.nodes[0]!.state !== 'ok') return null;
-    const replayed = this.record(this.nodes[0]!, { terms: [], qualifiers: [] });
-    return 'stop' in replayed ? replayed.stop : null;
-  }
-
-  private record(node: WorkNode, via: Via): Replayed {
-    let redirect: WorkTerm | undefined;
-    for (const work of node.work) {
-      if (!work.evaluated) continue;
-      const { term } = work;
-      if (term.kind === 'modifier') {
-        if (term.name === 'redirect') redirect = work;
-        continue;
-      }
-      const stop = this.step(node, work, via);
-      if (stop) return { stop };
-      if (term.name === 'all' || work.matchesAll) return { all: term.qualifier };
-      if (term.name !== 'include') {
-        if (!work.report.void) this.evaluated(work, node, via);
-        continue;
-      }
-      const inner = this.target(node, work, via);
-      if ('stop' in inner) return inner;
-      // An include matches when its target passes: one ending in "+all" passes every sender (RFC 7208 §5.2).
-      if (inner.all === '+') return { all: term.qualifier };
-    }
-    if (!redirect) return { all: null };
-    const stop = this.step(node, redirect, via);
-    return stop ? { stop } : this.target(node, redirect, via);
-  }
-
-  /** Counts one evaluated term; the permerror it causes, if any. */
-  private step(node: WorkNode, work: WorkTerm, via: Via): SpfPermerrorPoint | undefined {
-    this.lookups += work.report.lookups;
-    if (work.report.void) this.voids += 1;
-    const reason = this.reason(work);
-    if (!reason) return undefined;
-    return {
-      reason,
-      term: work.report.term,
-      domain: node.domain,
-      path: via.terms,
-      node: node.id,
-      term_index: node.work.indexOf(work),
-      lookups: this.lookups,
-      void_lookups: this.voids,
-      evaluated_before: [...this.before],
-    };
-  }
-
-  /** In the order a receiver meets them: the count before the query, the query's answer, then the target's record. */
-  private reason(work: WorkTerm): SpfPermerrorReason | undefined {
-    if (this.lookups > SPF_LOOKUP_LIMIT) return 'lookup_limit';
-    if (this.voids > SPF_VOID_LIMIT) return 'void_lookup_limit';
-    if (work.mxOverLimit) return 'mx_host_limit';
-    const target = work.child === undefined ? undefined : this.nodes[work.child]!.state;
-    if (target === 'none') return 'no_record';
-    if (target === 'multiple_records' || target === 'syntax_error') return target;
-    return undefined;
-  }
-
-  /** Evaluates the record an include or redirect leads to. */
-  private target(node: WorkNode, work: WorkTerm, via: Via): Replayed {
-    const child = this.nodes[work.child!]!;
-    const { term } = work;
-    const next: Via = {
-      terms: [...via.terms, term.text],
-      qualifiers: term.kind === 'mechanism' ? [...via.qualifiers, term.qualifier] : via.qualifiers,
-    };
-    if (child.state === 'ok') return this.record(child, next);
-    if (child.state === 'loop') {
-      // RFC 7208 has no loop check of its own: the record is evaluated again until the lookup limit ends it (§4.6.4).
-      let again: WorkNode | undefined = node;
-      while (again && again.domain !== child.domain) again = this.nodes[again.parent ?? -1];
-      if (again) return this.record(again, next);
-    }
-    // Macros or the work cap: its record is unknown here, and may match the sender.
-    if (term.kind === 'mechanism') this.evaluated(work, node, via);
-    return { all: null };
-  }
-
-  /**
-   * Notes a term whose matches end the evaluation before the permerror. Inside
-   * includes, a match decides the result only when every qualifier below the
-   * outermost include is "+": any other inner result just makes that include
-   * not match, and evaluation goes on after it (RFC 7208 §5.2). Noted once,
-   * though a loop evaluates it again.
-   */
-  private evaluated(work: WorkTerm, node: WorkNode, via: Via): void {
-    const chain = [...via.qualifiers, (work.term as SpfMechanism).qualifier];
-    if (chain.slice(1).some((q) => q !== '+')) return;
-    const entry: SpfEvaluatedTerm = {
-      term: work.term.text,
-      domain: node.domain,
-      result: QUALIFIER_RESULT[chain[0]!],
-    };
-    if (!this.before.some((b) => b.term === entry.term && b.domain === entry.domain)) this.before.push(entry);
   }
 }
 

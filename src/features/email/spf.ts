@@ -1,19 +1,13 @@
 /**
  * SPF (RFC 7208): the verdict on a domain's SPF. The record syntax lives in
- * spf-record.ts and the include/redirect walk with its lookup counts in
- * spf-tree.ts; this module fetches the domain's record, walks its tree and
- * decides the result, and is what the rest of the service imports.
+ * spf-record.ts, the include/redirect walk with its lookup counts in
+ * spf-tree.ts, the limits and where receivers stop in spf-stop.ts; this
+ * module fetches the domain's record, walks its tree and decides the result,
+ * and is what the rest of the service imports.
  */
 import { type SpfQualifier, spfRecords } from './spf-record.js';
-import {
-  SPF_LOOKUP_LIMIT,
-  SPF_MX_HOST_LIMIT,
-  SPF_VOID_LIMIT,
-  type SpfNode,
-  type SpfPermerrorPoint,
-  type SpfTree,
-  walkSpfTree,
-} from './spf-tree.js';
+import { SPF_LOOKUP_LIMIT, SPF_MX_HOST_LIMIT, SPF_VOID_LIMIT, type SpfPermerrorPoint } from './spf-stop.js';
+import { type SpfNode, type SpfTree, walkSpfTree } from './spf-tree.js';
 import { type CheckStatus, type Finding, finding, type MailDns } from './types.js';
 
 export {
@@ -35,12 +29,10 @@ export {
   SPF_MX_HOST_LIMIT,
   SPF_VOID_LIMIT,
   type SpfEvaluatedTerm,
-  type SpfNode,
-  type SpfNodeState,
   type SpfPermerrorPoint,
   type SpfPermerrorReason,
-  type SpfTermReport,
-} from './spf-tree.js';
+} from './spf-stop.js';
+export type { SpfNode, SpfNodeState, SpfTermReport } from './spf-tree.js';
 
 export interface SpfEvaluation {
   /** none: no SPF record at the domain; error: a DNS failure made the result a temperror. */
