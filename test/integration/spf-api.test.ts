@@ -7,24 +7,11 @@
  * mailauth (a peer implementation, strict RFC 7208 mode) over the same zones,
  * and the two must agree.
  */
-import { Resolver } from 'node:dns/promises';
-import { createRequire } from 'node:module';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
 import { type FakeRecord, testZone } from '../fakes/dns-zones.js';
 import { buildTestApp } from '../helper.js';
-
-interface MailauthSpf {
-  spf(opts: {
-    sender: string;
-    ip: string;
-    helo: string;
-    mta: string;
-    strict: boolean;
-    resolver: (name: string, type: string) => Promise<unknown>;
-  }): Promise<{ status: { result: string }; explanation?: string }>;
-}
-const mailauth = createRequire(import.meta.url)('mailauth/lib/spf') as MailauthSpf;
+import { mailauthSpf } from '../unit/features/email/mailauth-spf-peer.js';
 
 const txt = (name: string, text: string): FakeRecord => ({ name, type: 'TXT', data: [text] });
 const a = (name: string, address: string): FakeRecord => ({ name, type: 'A', data: address });
@@ -94,19 +81,9 @@ async function spf(query: Record<string, string>) {
   return res.json();
 }
 
-/** mailauth's answer over the same fake DNS server, through node's own resolver. */
-async function peer(ip: string, sender: string, helo: string) {
-  const resolver = new Resolver({ timeout: 5_000, tries: 1 });
-  resolver.setServers([dns.udp.replace('udp://', '')]);
-  const result = await mailauth.spf({
-    sender,
-    ip,
-    helo,
-    mta: 'netdiag.test',
-    strict: true,
-    resolver: (name, type) => resolver.resolve(name, type),
-  });
-  return { result: result.status.result, explanation: result.explanation };
+/** mailauth's answer over the same fake DNS server. */
+function peer(ip: string, sender: string, helo: string) {
+  return mailauthSpf(dns.udp, { ip, sender, helo });
 }
 
 describe('GET /api/spf agrees with mailauth (strict RFC 7208) on the same zones', () => {

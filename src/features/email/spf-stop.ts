@@ -7,13 +7,15 @@
  * decided the result for their senders before it. The walk goes one level
  * at a time for speed, so its own order is not the receiver's.
  */
+import { QUALIFIER_RESULT } from '../spf/check-host.js';
+import { LOOKUP_LIMIT, NAMES_PER_LOOKUP_LIMIT, type SpfResult, VOID_LOOKUP_LIMIT } from '../spf/spf-types.js';
 import type { SpfMechanism, SpfQualifier, SpfTerm } from './spf-record.js';
 
-/** RFC 7208 §4.6.4: at most 10 terms that cause DNS queries, at most 2 void lookups. */
-export const SPF_LOOKUP_LIMIT = 10;
-export const SPF_VOID_LIMIT = 2;
+/** RFC 7208 §4.6.4: at most 10 terms that cause DNS queries, at most 2 void lookups (check_host()'s own). */
+export const SPF_LOOKUP_LIMIT = LOOKUP_LIMIT;
+export const SPF_VOID_LIMIT = VOID_LOOKUP_LIMIT;
 /** RFC 7208 §4.6.4: an `mx` term may cause at most 10 address lookups, so at most 10 MX records. */
-export const SPF_MX_HOST_LIMIT = 10;
+export const SPF_MX_HOST_LIMIT = NAMES_PER_LOOKUP_LIMIT;
 
 /** Why a receiver stops with permerror at a term (RFC 7208 §4.6.4, §5.2, §6.1). */
 export type SpfPermerrorReason =
@@ -36,7 +38,7 @@ export interface SpfEvaluatedTerm {
   /** The domain whose record holds the term. */
   domain: string;
   /** What the senders it matches get: its qualifier's, or the outermost include's for a term inside includes. */
-  result: 'pass' | 'fail' | 'softfail' | 'neutral';
+  result: Extract<SpfResult, 'pass' | 'fail' | 'softfail' | 'neutral'>;
 }
 
 /**
@@ -107,14 +109,6 @@ interface Via {
   /** A redirect adds none: its record's result is the result of the record naming it (RFC 7208 §6.1). */
   qualifiers: SpfQualifier[];
 }
-
-/** RFC 7208 §4.6.2: the result a matching term's qualifier gives. */
-const QUALIFIER_RESULT: Record<SpfQualifier, SpfEvaluatedTerm['result']> = {
-  '+': 'pass',
-  '-': 'fail',
-  '~': 'softfail',
-  '?': 'neutral',
-};
 
 /**
  * Replays the walked tree as a receiver evaluates it for a sender no term
@@ -228,7 +222,8 @@ class ReceiverReplay {
     const entry: SpfEvaluatedTerm = {
       term: work.term.text,
       domain: node.domain,
-      result: QUALIFIER_RESULT[chain[0]!],
+      // A qualifier gives one of these four (RFC 7208 §4.6.2); the table is typed with every result.
+      result: QUALIFIER_RESULT[chain[0]!] as SpfEvaluatedTerm['result'],
     };
     if (!this.before.some((b) => b.term === entry.term && b.domain === entry.domain)) this.before.push(entry);
   }

@@ -5,6 +5,7 @@
  * module fetches the domain's record, walks its tree and decides the result,
  * and is what the rest of the service imports.
  */
+import { ordinal } from '../spf/check-host.js';
 import { type SpfQualifier, spfRecords } from './spf-record.js';
 import { SPF_LOOKUP_LIMIT, SPF_MX_HOST_LIMIT, SPF_VOID_LIMIT, type SpfPermerrorPoint } from './spf-stop.js';
 import { type SpfNode, type SpfTree, walkSpfTree } from './spf-tree.js';
@@ -218,12 +219,6 @@ function stopText(at: SpfPermerrorPoint): string {
     ? 'so mail from senders authorized before that term still passes and everything else fails SPF with permerror'
     : 'before any term authorizes a sender, so all mail fails SPF with permerror';
   return `Receivers stop at ${STOP_CAUSE[at.reason](at)} (${at.term} in ${record}) with permerror, ${outcome}.`;
-}
-
-function ordinal(n: number): string {
-  const tens = n % 100;
-  const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] ?? 'th');
-  return `${n}${suffix}`;
 }
 
 function plural(n: number, word: string): string {

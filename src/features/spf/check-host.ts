@@ -44,7 +44,7 @@ import {
   VOID_LOOKUP_LIMIT,
 } from './spf-types.js';
 
-const QUALIFIER_RESULT: Record<SpfQualifier, SpfResult> = {
+export const QUALIFIER_RESULT: Record<SpfQualifier, SpfResult> = {
   '+': 'pass',
   '-': 'fail',
   '~': 'softfail',
@@ -563,7 +563,7 @@ function list(items: readonly string[]): string {
   return items.length > 6 ? `${items.slice(0, 6).join(', ')}, … (${items.length})` : items.join(', ');
 }
 
-function ordinal(n: number): string {
+export function ordinal(n: number): string {
   const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
   return `${n}${suffix}`;
 }

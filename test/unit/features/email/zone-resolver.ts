@@ -99,31 +99,6 @@ function toRR(r: FakeRecord): DnsRR {
 }
 
 /**
- * The same zones answered the way node:dns `resolve(name, type)` answers,
- * which is the resolver a peer evaluator such as mailauth takes: TXT as
- * arrays of character-strings, MX as `{exchange, priority}`, NXDOMAIN as an
- * `ENOTFOUND` error and an empty answer as `ENODATA` (node's error codes).
- */
-export function nodeDnsResolver(zones: readonly FakeZone[]) {
-  return async (name: string, type: string): Promise<unknown[]> => {
-    const result = lookup(zones, name.toLowerCase().replace(/\.$/, ''), type);
-    const fail = (code: string) => Object.assign(new Error(`query${type} ${code} ${name}`), { code });
-    if (result.rcode === 'NXDOMAIN') throw fail('ENOTFOUND');
-    if (result.rcode !== 'NOERROR') throw fail(result.rcode === 'REFUSED' ? 'EREFUSED' : 'ESERVFAIL');
-    const records = result.answers.filter((r) => r.type === type);
-    if (records.length === 0) throw fail('ENODATA');
-    return records.map((r) => {
-      if (type === 'TXT') return (Array.isArray(r.data) ? r.data : [r.data]).map(String);
-      if (type === 'MX') {
-        const mx = r.data as { preference: number; exchange: string };
-        return { exchange: mx.exchange, priority: mx.preference };
-      }
-      return String(r.data);
-    });
-  };
-}
-
-/**
  * Holds every DNS question until the test releases a round: all questions
  * in flight at once are answered together, like queries sent in parallel
  * whose answers arrive after one round trip. The number of rounds a lookup
