@@ -47,6 +47,8 @@ export class UnsafeTargetError extends AppError {
 export type TargetStage =
   | 'dns'
   | 'connect'
+  /** A plaintext conversation before TLS (SMTP's banner, EHLO and STARTTLS). */
+  | 'starttls'
   | 'tls handshake'
   | 'request'
   | 'response headers'

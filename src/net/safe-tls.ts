@@ -26,8 +26,16 @@ import {
 } from './resolve-target.js';
 
 export interface SafeTlsOptions {
-  /** Default 443; only ALLOWED_PORTS. */
+  /** Default 443; only ALLOWED_PORTS, or `allowedPorts`. */
   port?: number;
+  /** The ports this caller may use instead of ALLOWED_PORTS (SMTP: [25]). */
+  allowedPorts?: readonly number[];
+  /**
+   * A plaintext exchange on the connected TCP socket before TLS starts (SMTP
+   * STARTTLS). It must leave no unread server bytes behind; a rejection ends
+   * the attempt at stage 'starttls'.
+   */
+  beforeTls?: (tcp: Socket, signal: AbortSignal) => Promise<void>;
   resolver: AddressResolver;
   /** UNSAFE_ALLOW_TARGET_CIDRS. */
   allowCidrs: readonly string[];
@@ -79,7 +87,7 @@ export interface SafeTlsOptions {
 export async function safeTlsConnect(host: string, opts: SafeTlsOptions): Promise<TLSSocket> {
   const port = opts.port ?? 443;
   const param = opts.param ?? 'target';
-  assertAllowedPort(port, param);
+  assertAllowedPort(port, param, opts.allowedPorts);
   const deadline = AbortSignal.timeout(opts.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
   const fail = (stage: TargetStage, err: unknown): Error => {
@@ -165,7 +173,7 @@ function handshake(
     if (signal.aborted) return onAbort();
 
     tcp.on('error', onError);
-    tcp.once('connect', () => {
+    const startTls = () => {
       stage = 'tls handshake';
       tls = tlsConnect({
         ...opts.tls,
@@ -182,6 +190,13 @@ function handshake(
       tls.on('error', onError);
       tls.once('secureConnect', () => finish(undefined, tls));
       opts.onSocket?.(tls);
+    };
+    tcp.once('connect', () => {
+      if (!opts.beforeTls) return startTls();
+      stage = 'starttls';
+      opts.beforeTls(tcp, signal).then(() => {
+        if (!settled) startTls();
+      }, onError);
     });
   });
 }

@@ -37,7 +37,16 @@ export interface ObservedHandshake {
   keylog: readonly string[];
 }
 
-export type ObserveOptions = Omit<SafeTlsOptions, 'tls' | 'onSocket' | 'wrapSocket' | 'alpnProtocols'>;
+export type ObserveOptions = Omit<SafeTlsOptions, 'tls' | 'onSocket' | 'wrapSocket' | 'alpnProtocols'> & {
+  /** ALPN to offer; default ['h2', 'http/1.1']. SMTP offers none. */
+  alpnProtocols?: string[];
+  /**
+   * Runs on the established TLS socket before it is read and closed (SMTP:
+   * EHLO again, QUIT). Its failure is its own to report: it never fails the
+   * observation.
+   */
+  afterHandshake?: (socket: TLSSocket) => Promise<void>;
+};
 
 /**
  * Connects to `host` (resolved and checked like every destination of src/net/), completes one
@@ -46,14 +55,16 @@ export type ObserveOptions = Omit<SafeTlsOptions, 'tls' | 'onSocket' | 'wrapSock
  */
 export async function observeTlsHandshake(host: string, opts: ObserveOptions): Promise<ObservedHandshake> {
   const capture = createHandshakeCapture();
+  const { afterHandshake, ...connect } = opts;
   const socket = await safeTlsConnect(host, {
-    ...opts,
+    ...connect,
     tls: { minVersion: 'TLSv1', ciphers: OFFERED_CIPHERS, requestOCSP: true },
     onSocket: capture.onSocket,
     wrapSocket: capture.wrapSocket,
   });
   try {
     capture.stop();
+    await afterHandshake?.(socket).catch(() => undefined);
     const cipher = socket.getCipher();
     return {
       address: capture.remoteAddress ?? socket.remoteAddress ?? '',

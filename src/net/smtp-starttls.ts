@@ -1,0 +1,294 @@
+/**
+ * One STARTTLS probe of a mail server (RFC 5321, RFC 3207): connect to port
+ * 25 of a checked address, read the banner, EHLO, STARTTLS, the TLS
+ * handshake with SNI = the MX host name (observed exactly as GET /api/tls
+ * observes one), EHLO again over TLS, QUIT. Never MAIL FROM or RCPT TO: no
+ * mail is ever attempted.
+ *
+ * The probe never throws for what the server did: a refused connection, a
+ * 421 banner, no STARTTLS, a failed handshake are all results, with the stage
+ * they happened at and what was seen before. It throws only an
+ * UnsafeTargetError (the address may not be contacted) or a bug.
+ *
+ *   const probe = await probeSmtpStarttls('192.0.2.25', { servername: 'mx.example.com', heloName, ... });
+ */
+import type { Duplex } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
+import { TargetError, UnsafeTargetError } from './errors.js';
+import type { AddressResolver } from './resolve-target.js';
+import { type ObservedHandshake, observeTlsHandshake } from './tls-handshake.js';
+
+export const SMTP_PORT = 25;
+
+/** A reply (RFC 5321 §4.2): the code and each line's text after it. */
+export interface SmtpReply {
+  code: number;
+  lines: string[];
+}
+
+export type SmtpStage = 'connect' | 'banner' | 'ehlo' | 'starttls' | 'tls handshake' | 'ehlo after tls';
+
+export interface SmtpProbe {
+  address: string;
+  banner?: SmtpReply;
+  ehlo?: SmtpReply;
+  /** EHLO keywords, upper case (`STARTTLS`, `SIZE`, `PIPELINING`, ...). */
+  extensions: string[];
+  starttlsOffered: boolean | null;
+  /** The reply to STARTTLS. */
+  starttls?: SmtpReply;
+  handshake?: ObservedHandshake;
+  ehloAfterTls?: SmtpReply;
+  /** Milliseconds each completed stage took, in order. */
+  timings: { stage: SmtpStage; ms: number }[];
+  /** Where and why the probe stopped early; absent when every stage completed. */
+  failure?: {
+    stage: SmtpStage;
+    kind: 'timeout' | 'refused' | 'protocol' | 'tls' | 'network';
+    message: string;
+  };
+}
+
+export interface SmtpProbeOptions {
+  resolver: AddressResolver;
+  allowCidrs: readonly string[];
+  ca?: string | string[];
+  /** The MX host name: SNI and the name the certificate is verified against. */
+  servername: string;
+  /** The name this service gives in EHLO (SMTP_HELO_NAME). */
+  heloName: string;
+  /** Deadline for connect, banner, EHLO, STARTTLS and the handshake together; the same again for what follows. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Default 25; tests point it elsewhere only through `allowedPorts`. */
+  port?: number;
+}
+
+/** A failure of the plaintext SMTP part, naming its stage. */
+class SmtpStageError extends Error {
+  constructor(
+    readonly stage: 'banner' | 'ehlo' | 'starttls',
+    readonly kind: 'protocol' | 'timeout' | 'network',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Lines longer than this, or replies of more lines, are not SMTP (RFC 5321 §4.5.3.1.5 allows 512 octets). */
+const MAX_LINE = 4096;
+const MAX_LINES = 200;
+
+/**
+ * Reads SMTP replies from a stream. Holds what it has read past the reply it
+ * returned, so a server that sends bytes after its 220 to STARTTLS (the
+ * injection of CVE-2011-0411's family) is seen, not handed to TLS.
+ */
+class ReplyReader {
+  #buffer = '';
+  #lines: string[] = [];
+  #waiter: (() => void) | undefined;
+  #error: Error | undefined;
+  readonly #onData = (chunk: Buffer) => {
+    this.#buffer += chunk.toString('latin1');
+    let end = this.#buffer.indexOf('\n');
+    while (end >= 0) {
+      this.#lines.push(this.#buffer.slice(0, end).replace(/\r$/, ''));
+      this.#buffer = this.#buffer.slice(end + 1);
+      end = this.#buffer.indexOf('\n');
+    }
+    if (this.#buffer.length > MAX_LINE) this.#error = new Error('a reply line longer than 4096 octets');
+    this.#waiter?.();
+  };
+  readonly #onEnd = () => {
+    this.#error ??= new Error('the server closed the connection');
+    this.#waiter?.();
+  };
+
+  constructor(private readonly stream: Duplex) {
+    stream.on('data', this.#onData);
+    stream.on('end', this.#onEnd);
+    stream.on('close', this.#onEnd);
+  }
+
+  /** The next complete reply; rejects on close, garbage or the signal. */
+  async next(signal: AbortSignal): Promise<SmtpReply> {
+    for (;;) {
+      const reply = this.#take();
+      if (reply) return reply;
+      if (this.#error) throw this.#error;
+      signal.throwIfAborted();
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          signal.removeEventListener('abort', done);
+          this.#waiter = undefined;
+          resolve();
+        };
+        this.#waiter = done;
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+  }
+
+  /** Stops reading; returns how many bytes had arrived past the last reply. */
+  detach(): number {
+    this.stream.off('data', this.#onData);
+    this.stream.off('end', this.#onEnd);
+    this.stream.off('close', this.#onEnd);
+    this.stream.pause();
+    return this.#lines.reduce((n, l) => n + l.length + 2, 0) + this.#buffer.length;
+  }
+
+  #take(): SmtpReply | undefined {
+    const lines: string[] = [];
+    let code: number | undefined;
+    for (const [i, line] of this.#lines.entries()) {
+      const m = /^([2-5][0-9][0-9])([ -]|$)(.*)$/.exec(line);
+      if (!m || (code !== undefined && Number(m[1]) !== code)) {
+        this.#error = new Error(`not an SMTP reply: ${JSON.stringify(line.slice(0, 80))}`);
+        return undefined;
+      }
+      code = Number(m[1]);
+      lines.push(m[3]!);
+      if (lines.length > MAX_LINES) {
+        this.#error = new Error(`a reply of more than ${MAX_LINES} lines`);
+        return undefined;
+      }
+      if (m[2] !== '-') {
+        this.#lines = this.#lines.slice(i + 1);
+        return { code, lines };
+      }
+    }
+    return undefined;
+  }
+}
+
+const replyText = (r: SmtpReply) => `${r.code} ${r.lines.join(' / ')}`.slice(0, 300);
+
+/**
+ * Probes one address of one MX host. Throws only UnsafeTargetError (refused
+ * before any connection); everything the server does is in the result.
+ */
+export async function probeSmtpStarttls(address: string, opts: SmtpProbeOptions): Promise<SmtpProbe> {
+  const probe: SmtpProbe = { address, extensions: [], starttlsOffered: null, timings: [] };
+  let mark = performance.now();
+  const lap = (stage: SmtpStage) => {
+    const now = performance.now();
+    probe.timings.push({ stage, ms: Math.round(now - mark) });
+    mark = now;
+  };
+
+  /** The SMTP stage in progress: a deadline can end it before its own error does. */
+  let current: 'banner' | 'ehlo' | 'starttls' | undefined;
+  const beforeTls = async (tcp: Duplex, signal: AbortSignal) => {
+    lap('connect');
+    const reader = new ReplyReader(tcp);
+    const step = async (stage: 'banner' | 'ehlo' | 'starttls', command?: string): Promise<SmtpReply> => {
+      current = stage;
+      if (command) tcp.write(`${command}\r\n`);
+      try {
+        return await reader.next(signal);
+      } catch (err) {
+        const kind = signal.aborted
+          ? 'timeout'
+          : (err as Error).message.startsWith('not an SMTP')
+            ? 'protocol'
+            : 'network';
+        throw new SmtpStageError(stage, kind, (err as Error).message);
+      }
+    };
+    probe.banner = await step('banner');
+    lap('banner');
+    // RFC 5321 §3.1: 554 (or 421) in the greeting means "no service here".
+    if (probe.banner.code !== 220)
+      throw new SmtpStageError('banner', 'protocol', `the banner is ${replyText(probe.banner)}`);
+    probe.ehlo = await step('ehlo', `EHLO ${opts.heloName}`);
+    lap('ehlo');
+    if (probe.ehlo.code !== 250)
+      throw new SmtpStageError('ehlo', 'protocol', `EHLO answered ${replyText(probe.ehlo)}`);
+    probe.extensions = probe.ehlo.lines.slice(1).map((l) => (l.split(' ')[0] ?? '').toUpperCase());
+    probe.starttlsOffered = probe.extensions.includes('STARTTLS');
+    if (!probe.starttlsOffered) {
+      tcp.write('QUIT\r\n');
+      throw new SmtpStageError('starttls', 'protocol', 'STARTTLS is not offered in the EHLO reply');
+    }
+    probe.starttls = await step('starttls', 'STARTTLS');
+    if (probe.starttls.code !== 220)
+      throw new SmtpStageError('starttls', 'protocol', `STARTTLS answered ${replyText(probe.starttls)}`);
+    const extra = reader.detach();
+    // RFC 3207 §4: nothing may follow the 220 before TLS; bytes there would be read as TLS records.
+    if (extra > 0)
+      throw new SmtpStageError(
+        'starttls',
+        'protocol',
+        `the server sent ${extra} bytes after its 220 to STARTTLS`,
+      );
+    lap('starttls');
+  };
+
+  const afterHandshake = async (tls: TLSSocket) => {
+    lap('tls handshake');
+    const reader = new ReplyReader(tls);
+    const signal = AbortSignal.timeout(opts.timeoutMs);
+    try {
+      tls.write(`EHLO ${opts.heloName}\r\n`);
+      probe.ehloAfterTls = await reader.next(signal);
+      lap('ehlo after tls');
+      tls.write('QUIT\r\n');
+    } catch (err) {
+      probe.failure = {
+        stage: 'ehlo after tls',
+        kind: signal.aborted ? 'timeout' : 'network',
+        message: (err as Error).message,
+      };
+    } finally {
+      reader.detach();
+    }
+  };
+
+  try {
+    probe.handshake = await observeTlsHandshake(address, {
+      resolver: opts.resolver,
+      allowCidrs: opts.allowCidrs,
+      ...(opts.ca ? { ca: opts.ca } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      timeoutMs: opts.timeoutMs,
+      port: opts.port ?? SMTP_PORT,
+      allowedPorts: [opts.port ?? SMTP_PORT],
+      servername: opts.servername,
+      alpnProtocols: [],
+      param: 'mx',
+      beforeTls,
+      afterHandshake,
+    });
+  } catch (err) {
+    if (err instanceof UnsafeTargetError) throw err;
+    probe.failure = describe(err, current);
+  }
+  return probe;
+}
+
+function describe(err: unknown, smtpStage: SmtpStage | undefined): NonNullable<SmtpProbe['failure']> {
+  const cause = err instanceof Error ? err.cause : undefined;
+  if (cause instanceof SmtpStageError)
+    return { stage: cause.stage, kind: cause.kind, message: cause.message };
+  if (err instanceof TargetError) {
+    const stage: SmtpStage =
+      err.stage === 'tls handshake'
+        ? 'tls handshake'
+        : err.stage === 'starttls'
+          ? (smtpStage ?? 'banner')
+          : 'connect';
+    const refused = /ECONNREFUSED/.test(err.message);
+    const kind =
+      err.kind === 'timeout'
+        ? 'timeout'
+        : refused
+          ? 'refused'
+          : stage === 'tls handshake'
+            ? 'tls'
+            : 'network';
+    return { stage, kind, message: err.message };
+  }
+  throw err;
+}
