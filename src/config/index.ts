@@ -4,11 +4,15 @@
  * The variable names are a contract: acceptance checks start the service
  * through them. Every variable is read here and nowhere else; a bad value
  * throws ConfigError naming the variable, which server.ts prints as one line.
+ *
+ * Why one file: the variables are one contract, and this is the one place
+ * that reads them; split, a reader would have to look in several places to
+ * learn what the service accepts.
  */
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isIP } from '../net/address.js';
@@ -78,6 +82,10 @@ export interface Config {
   readonly metricsHost: string;
   /** A PEM file of Mark Verifying Authority roots trusted for BIMI VMCs besides the bundled list. */
   readonly bimiVmcRootsFile: string | undefined;
+  /** GET /api/mail-tls connects to port 25 of MX hosts; false turns it off (503) where that is not allowed. */
+  readonly mailTlsEnabled: boolean;
+  /** The name GET /api/mail-tls gives in EHLO. */
+  readonly smtpHeloName: string;
 }
 
 export interface RateLimitSpec {
@@ -192,6 +200,25 @@ function readableFile(env: Env, name: string): string | undefined {
     throw new ConfigError(name, `cannot read "${path}" (${(err as NodeJS.ErrnoException).code})`);
   }
   return path;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new ConfigError(name, `must be true or false, got "${value}"`);
+}
+
+/** SMTP_HELO_NAME: a host name (RFC 5321 §4.1.1.1 wants the client's FQDN); default this machine's name. */
+function heloName(env: Env): string {
+  const value = raw(env, 'SMTP_HELO_NAME') ?? hostname();
+  if (
+    !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(value) ||
+    value.length > 253
+  )
+    throw new ConfigError('SMTP_HELO_NAME', `"${value}" is not a host name`);
+  return value;
 }
 
 function parseTrustProxy(env: Env): TrustProxy {
@@ -414,6 +441,8 @@ export function loadConfig(env: Env = process.env): Config {
       metricsPortRaw === undefined ? undefined : intInRange(env, 'METRICS_PORT', metricsPortRaw, 0, 65535),
     metricsHost: raw(env, 'METRICS_HOST') ?? DEFAULTS.METRICS_HOST,
     bimiVmcRootsFile: readableFile(env, 'BIMI_VMC_ROOTS_FILE'),
+    mailTlsEnabled: bool(env, 'MAIL_TLS_ENABLED', true),
+    smtpHeloName: heloName(env),
   };
   return Object.freeze(config);
 }

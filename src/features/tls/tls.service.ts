@@ -60,8 +60,7 @@ async function liveInspection(target: TlsTarget, deps: TlsDeps): Promise<TlsEvid
   } catch (err) {
     throw handshakeFailure(target.host, err);
   }
-  const facts = handshakeFacts(observed, target, new Date(deps.clock()));
-  if (facts.peerChain.length === 0) {
+  if (observed.peerChain.length === 0) {
     // Only anonymous or PSK suites complete a handshake without a certificate; the client offers neither.
     throw new AppError(
       502,
@@ -70,7 +69,12 @@ async function liveInspection(target: TlsTarget, deps: TlsDeps): Promise<TlsEvid
     );
   }
   try {
-    return buildTlsEvidence(facts);
+    return tlsEvidence(observed, {
+      host: target.host,
+      port: TLS_PORT,
+      sni: target.literal ? null : target.host,
+      now: new Date(deps.clock()),
+    });
   } catch (err) {
     if (err instanceof CertificateParseError) {
       throw new AppError(
@@ -86,12 +90,28 @@ async function liveInspection(target: TlsTarget, deps: TlsDeps): Promise<TlsEvid
   }
 }
 
-function handshakeFacts(observed: ObservedHandshake, target: TlsTarget, now: Date): HandshakeFacts {
+/**
+ * The evidence of one observed handshake, judged for `host` (its name is
+ * what the certificate must cover): GET /api/tls's and each MX host's of GET
+ * /api/mail-tls. Throws CertificateParseError for a certificate that cannot
+ * be read, RangeError when the server sent none.
+ */
+export function tlsEvidence(
+  observed: ObservedHandshake,
+  at: { host: string; port: number; sni: string | null; now: Date },
+): TlsEvidence {
+  return buildTlsEvidence(handshakeFacts(observed, at));
+}
+
+function handshakeFacts(
+  observed: ObservedHandshake,
+  { host, port, sni, now }: { host: string; port: number; sni: string | null; now: Date },
+): HandshakeFacts {
   return {
-    host: target.host,
-    port: TLS_PORT,
+    host,
+    port,
     address: observed.address,
-    sni: target.literal ? null : target.host,
+    sni,
     protocol: observed.protocol,
     cipher: observed.cipher,
     alpn: observed.alpn,
