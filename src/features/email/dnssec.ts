@@ -12,6 +12,7 @@
  */
 import { isIP } from '../../net/address.js';
 import { MAX_RESOLVED_HOSTS, sortMx } from './mx.js';
+import { describeTlsa, smtpTlsaName, type TlsaSummary, unusableTlsaFindings } from './tlsa.js';
 import {
   type CheckStatus,
   type DnsOutcome,
@@ -19,7 +20,6 @@ import {
   finding,
   type MailDns,
   type MxRecord,
-  type TlsaRecord,
 } from './types.js';
 
 export interface DnssecAnswer {
@@ -27,20 +27,6 @@ export interface DnssecAnswer {
   type: 'MX' | 'TXT';
   /** AD set on the answer; null when the lookup failed. */
   validated: boolean | null;
-}
-
-export interface TlsaSummary {
-  usage: number;
-  selector: number;
-  matching_type: number;
-  /** Certificate association data, upper-case hex. */
-  data: string;
-  /** The fields by their RFC 7218 names, e.g. "DANE-EE(3) SPKI(1) SHA2-256(1)". */
-  meaning: string;
-  /** An SMTP client can use it (RFC 7672 §3.1): DANE-TA or DANE-EE, a known selector and matching type, a digest of the right length. */
-  usable: boolean;
-  /** Why it is not usable. */
-  problem?: string;
 }
 
 /** validated: TLSA present with AD; not_validated: present without AD (senders ignore it); none; error: the lookup failed. */
@@ -67,45 +53,6 @@ export interface DnssecEvaluation {
   status: CheckStatus;
   summary: string;
   findings: Finding[];
-}
-
-/** RFC 7218 §2: the acronyms of the TLSA fields' values. */
-const USAGES = ['PKIX-TA', 'PKIX-EE', 'DANE-TA', 'DANE-EE'];
-const SELECTORS = ['Cert', 'SPKI'];
-const MATCHING_TYPES = ['Full', 'SHA2-256', 'SHA2-512'];
-/** Hex digits of a SHA2-256 and a SHA2-512 digest (RFC 6698 §2.1.3). */
-const DIGEST_HEX: Record<number, number> = { 1: 64, 2: 128 };
-
-export function describeTlsa(record: TlsaRecord): TlsaSummary {
-  const name = (names: string[], value: number) => `${names[value] ?? 'unassigned'}(${value})`;
-  const meaning = [
-    name(USAGES, record.usage),
-    name(SELECTORS, record.selector),
-    name(MATCHING_TYPES, record.matchingType),
-  ].join(' ');
-  const problem = tlsaProblem(record);
-  return {
-    usage: record.usage,
-    selector: record.selector,
-    matching_type: record.matchingType,
-    data: record.data,
-    meaning,
-    usable: problem === undefined,
-    ...(problem === undefined ? {} : { problem }),
-  };
-}
-
-function tlsaProblem(r: TlsaRecord): string | undefined {
-  if (r.usage === 0 || r.usage === 1) return 'SMTP clients do not use the PKIX-TA(0) and PKIX-EE(1) usages';
-  if (r.usage > 3) return `certificate usage ${r.usage} is unassigned`;
-  if (r.selector > 1) return `selector ${r.selector} is unassigned`;
-  if (r.matchingType > 2) return `matching type ${r.matchingType} is unassigned`;
-  const digits = DIGEST_HEX[r.matchingType];
-  if (digits !== undefined && r.data.length !== digits) {
-    return `a ${MATCHING_TYPES[r.matchingType]} digest has ${digits} hex digits, this one ${r.data.length}`;
-  }
-  if (r.data.length === 0) return 'the association data is empty';
-  return undefined;
 }
 
 export async function evaluateDnssec(domain: string, dns: MailDns): Promise<DnssecEvaluation> {
@@ -212,7 +159,7 @@ interface Inspected {
 }
 
 async function inspectHost(host: string, mxValidated: boolean, dns: MailDns): Promise<Inspected> {
-  const tlsaName = `_25._tcp.${host}`;
+  const tlsaName = smtpTlsaName(host);
   const [a, aaaa, tlsa] = await Promise.all([dns.a(host), dns.aaaa(host), dns.tlsa(tlsaName)]);
   const failed = [a, aaaa, tlsa].find((o) => o.kind === 'error');
   const addressesValidated = a.kind === 'answer' && aaaa.kind === 'answer' ? a.ad && aaaa.ad : null;
@@ -326,27 +273,7 @@ function hostFindings(
         ),
       );
     }
-    const unusable = h.records.filter((r) => !r.usable);
-    const reasons = unusable
-      .map((r) => `${r.usage} ${r.selector} ${r.matching_type}: ${r.problem}`)
-      .join('; ');
-    if (unusable.length === h.records.length) {
-      out.push(
-        finding(
-          'warning',
-          `No TLSA record at ${h.tlsa_name} is usable for SMTP (${reasons}): DANE-aware senders then require TLS but authenticate nothing. Publish DANE-EE(3) or DANE-TA(2) records.`,
-          'RFC 7672 §3.1',
-        ),
-      );
-    } else if (unusable.length > 0) {
-      out.push(
-        finding(
-          'info',
-          `${unusable.length} of ${h.records.length} TLSA records at ${h.tlsa_name} are not usable for SMTP and are ignored (${reasons}).`,
-          'RFC 7672 §3.1',
-        ),
-      );
-    }
+    out.push(...unusableTlsaFindings(h.tlsa_name, h.records));
     return out;
   }
   // No TLSA: worth a word only where DANE was otherwise possible, or where the host is why it is not.

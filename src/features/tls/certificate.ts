@@ -10,7 +10,7 @@
  * @peculiar/x509 builds on the same ASN.1 layer but needs tsyringe and a
  * global Reflect polyfill, which the server does not.
  */
-import { createHash, X509Certificate } from 'node:crypto';
+import { createHash, type KeyObject, X509Certificate } from 'node:crypto';
 import {
   id_RSASSA_PSS,
   id_sha1,
@@ -78,6 +78,8 @@ export interface ParsedCertificate {
   /** DER of the subject and issuer Names, for exact comparison. */
   subjectName: Buffer;
   issuerName: Buffer;
+  /** DER of the SubjectPublicKeyInfo as the certificate holds it (what a TLSA record's SPKI(1) selector matches, RFC 6698 §2.1.2). */
+  spki: Buffer;
   /** Node's parsed form, kept for the issuer checks of the chain analysis. */
   x509: X509Certificate;
 }
@@ -186,6 +188,7 @@ export function parseCertificate(der: Uint8Array): ParsedCertificate {
     selfSigned: subjectDer.equals(issuerDer) && signedBy(x509, x509),
     subjectName: subjectDer,
     issuerName: issuerDer,
+    spki: Buffer.from(AsnConvert.serialize(tbs.subjectPublicKeyInfo)),
     x509,
   };
 }
@@ -201,9 +204,11 @@ export function issuedBy(child: ParsedCertificate, parent: ParsedCertificate): b
   return namesChain && signedBy(child.x509, parent.x509);
 }
 
-function signedBy(child: X509Certificate, parent: X509Certificate): boolean {
+/** The signer's public key (a certificate's, or a bare key) verifies the certificate's signature. */
+export function signedBy(cert: X509Certificate, signer: X509Certificate | KeyObject): boolean {
   try {
-    return child.verify(parent.publicKey);
+    // Inside the try: reading the key of a certificate can fail for a key type OpenSSL does not load.
+    return cert.verify(signer instanceof X509Certificate ? signer.publicKey : signer);
   } catch {
     // An algorithm OpenSSL cannot verify with: not provably issued.
     return false;

@@ -4,8 +4,9 @@
  * TLSA records, TLSA without AD, unusable TLSA records, failed lookups.
  */
 import { describe, expect, it } from 'vitest';
-import { describeTlsa, evaluateDnssec } from '../../../../src/features/email/dnssec.js';
+import { evaluateDnssec } from '../../../../src/features/email/dnssec.js';
 import { createMailDns } from '../../../../src/features/email/mail-dns.js';
+import { describeTlsa } from '../../../../src/features/email/tlsa.js';
 import type { DnsRecordType } from '../../../../src/providers/dns/types.js';
 import type { FakeZone } from '../../../fakes/dns-zones.js';
 import { makeZone, TLD_ZONE, zoneResolver } from './zone-resolver.js';
