@@ -14,6 +14,7 @@ const NEEDS_LOW_PORTS = [
   'test/integration/email-fetch.test.ts',
   'test/integration/email-scenarios.test.ts',
   'test/integration/inspect-api.test.ts',
+  'test/integration/mail-tls-api.test.ts',
   'test/integration/net-safety.test.ts',
   'test/integration/rdap-api.test.ts',
   'test/integration/tls-api.test.ts',

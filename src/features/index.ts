@@ -14,6 +14,7 @@ import globalDnsRoutes from './global-dns/global-dns.route.js';
 import healthRoutes from './health/health.route.js';
 import inspectRoutes from './inspect/inspect.route.js';
 import ipRoutes from './ip/ip.route.js';
+import mailTlsRoutes from './mail-tls/mail-tls.route.js';
 import providersRoutes from './providers/providers.route.js';
 import rdapRoutes from './rdap/rdap.route.js';
 import siteRoutes from './site/site.route.js';
@@ -30,6 +31,7 @@ export const features: Feature[] = [
   dnsRoutes,
   emailRoutes,
   spfRoutes,
+  mailTlsRoutes,
   globalDnsRoutes,
   ctRoutes,
   ipRoutes,

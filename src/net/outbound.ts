@@ -48,6 +48,11 @@ export class Outbound {
     return observeTlsHandshake(host, { ...this.#wired(), timeoutMs: this.#opts.timeoutMs, ...opts });
   }
 
+  /** What a caller connecting by other means (the SMTP STARTTLS probe) needs from this wiring. */
+  probeOptions(): { resolver: AddressResolver; allowCidrs: readonly string[]; ca?: string | string[] } {
+    return this.#wired();
+  }
+
   /** The checked addresses of a host, without connecting (a 400 when none may be used). */
   resolve(host: string, opts: { signal?: AbortSignal; param?: string } = {}): Promise<ResolvedTarget> {
     return resolveTarget(host, { resolver: this.#opts.resolver, allowCidrs: this.#opts.allowCidrs, ...opts });

@@ -130,7 +130,7 @@ function handshakeFacts(
  * an oversized flight) or disagrees with the certificate OpenSSL verified: then the caller
  * falls back to Node's reconstruction and says so (`chain.source`).
  */
-function sentList(observed: ObservedHandshake): Buffer[] | undefined {
+export function sentList(observed: ObservedHandshake): Buffer[] | undefined {
   const { serverBytes, protocol, cipher, keylog, peerChain } = observed;
   if (serverBytes === undefined) return undefined;
   try {

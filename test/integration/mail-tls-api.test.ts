@@ -1,0 +1,189 @@
+/**
+ * GET /api/mail-tls end to end: the real app against the fake DNS server and
+ * fake mail servers listening on 127.0.0.x:25 (the port the service uses and
+ * no other), with test-CA certificates for their MX names. Each scenario is a
+ * domain a mail admin meets in the world: all good with DANE, a TLSA record
+ * left stale after a certificate change, no STARTTLS, a private MX address,
+ * a null MX.
+ */
+import { createHash, X509Certificate } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
+import { type FakeRecord, testZone } from '../fakes/dns-zones.js';
+import { type FakeSmtpServer, startFakeSmtpServer } from '../fakes/smtp-server.js';
+import { getTestPki } from '../fakes/test-ca.js';
+import { buildTestApp } from '../helper.js';
+
+let dns: FakeDnsServer;
+let caPem: string;
+const servers: FakeSmtpServer[] = [];
+
+/** A fake mail server on the first free 127.0.0.x:25. */
+async function mailServer(name: string, fault?: Parameters<FakeSmtpServer['set']>[0]['fault']) {
+  const pki = await getTestPki();
+  const cert = await pki.issue({ dnsNames: [name] });
+  for (let i = 0; i < 200; i++) {
+    const host = `127.0.0.${40 + ((process.pid + i) % 200)}`;
+    try {
+      const server = await startFakeSmtpServer({ cert, host, port: 25, hostname: name });
+      if (fault) server.set({ fault });
+      servers.push(server);
+      return { server, cert };
+    } catch {
+      // taken by a parallel test file: the next address
+    }
+  }
+  throw new Error('no free 127.0.0.x:25');
+}
+
+const spkiSha256 = (pem: string) =>
+  createHash('sha256')
+    .update(new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('hex')
+    .toUpperCase();
+
+const mx = (name: string, exchange: string, preference = 10): FakeRecord => ({
+  name,
+  type: 'MX',
+  data: { preference, exchange },
+});
+const a = (name: string, address: string): FakeRecord => ({ name, type: 'A', data: address });
+const tlsa = (name: string, hex: string): FakeRecord => ({
+  name,
+  type: 'TLSA',
+  data: { usage: 3, selector: 1, matchingType: 1, certificate: Buffer.from(hex, 'hex') },
+});
+
+beforeAll(async () => {
+  caPem = (await getTestPki()).caPem;
+  const good = await mailServer('mx1.good.mailtls.test');
+  const stale = await mailServer('mx1.stale.mailtls.test');
+  const plain = await mailServer('mx1.plain.mailtls.test', 'no-starttls');
+  const old = await (await getTestPki()).issue({ dnsNames: ['mx1.stale.mailtls.test'] });
+  dns = await startFakeDnsServer({
+    zones: [
+      testZone(
+        'mailtls.test',
+        [
+          mx('good.mailtls.test', 'mx1.good.mailtls.test'),
+          a('mx1.good.mailtls.test', good.server.host),
+          tlsa('_25._tcp.mx1.good.mailtls.test', spkiSha256(good.cert.certPem)),
+          mx('stale.mailtls.test', 'mx1.stale.mailtls.test'),
+          a('mx1.stale.mailtls.test', stale.server.host),
+          // The TLSA of the key before the certificate was replaced.
+          tlsa('_25._tcp.mx1.stale.mailtls.test', spkiSha256(old.certPem)),
+          mx('plain.mailtls.test', 'mx1.plain.mailtls.test'),
+          a('mx1.plain.mailtls.test', plain.server.host),
+          mx('private.mailtls.test', 'mx.private.mailtls.test'),
+          a('mx.private.mailtls.test', '10.0.0.25'),
+          mx('nullmx.mailtls.test', '.', 0),
+        ],
+        { ad: true },
+      ),
+    ],
+  });
+});
+
+afterAll(async () => {
+  await Promise.all([dns?.close(), ...servers.map((s) => s.close())]);
+});
+
+async function mailTls(domain: string, config: Record<string, unknown> = {}) {
+  const app = await buildTestApp({
+    ca: caPem,
+    config: {
+      dnsResolvers: [dns.udp],
+      unsafeAllowTargetCidrs: ['127.0.0.0/8'],
+      rateLimitExpensive: { points: 1000, seconds: 60 },
+      smtpHeloName: 'probe.netdiag.test',
+      ...config,
+    },
+  });
+  return app.inject({ url: '/api/mail-tls', query: { domain } });
+}
+
+describe('GET /api/mail-tls', () => {
+  it('passes a host with STARTTLS, a certificate for its name and a matching DANE-EE record', async () => {
+    const res = await mailTls('good.mailtls.test');
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({
+      domain: 'good.mailtls.test',
+      status: 'pass',
+      mx: { state: 'present', hosts: 1 },
+    });
+    const [host] = body.hosts;
+    expect(host).toMatchObject({ host: 'mx1.good.mailtls.test', preference: 10, status: 'pass' });
+    expect(host.dane).toMatchObject({
+      verdict: 'valid',
+      tlsa_name: '_25._tcp.mx1.good.mailtls.test',
+      validated: true,
+    });
+    const [address] = host.addresses;
+    expect(address.smtp.starttls_offered).toBe(true);
+    expect(address.smtp.ehlo_extensions).toContain('STARTTLS');
+    expect(address.smtp.timings.map((t: { stage: string }) => t.stage)).toEqual([
+      'connect',
+      'banner',
+      'ehlo',
+      'starttls',
+      'tls handshake',
+      'ehlo after tls',
+    ]);
+    expect(address.tls.connection).toMatchObject({
+      authorized: true,
+      hostname_matches: true,
+      sni: 'mx1.good.mailtls.test',
+    });
+    expect(address.tls.port).toBe(25);
+    expect(body.helo_name).toBe('probe.netdiag.test');
+    const session = servers[0]!.sessions.at(-1)!;
+    expect(session.commands[0]).toBe('EHLO probe.netdiag.test');
+    expect(session.commands.some((c) => /^(MAIL|RCPT|DATA)/i.test(c))).toBe(false);
+    expect(body.providers_tried.length).toBeGreaterThan(0);
+  });
+
+  it('fails a host whose TLSA record was left behind by a certificate change (DANE mismatch)', async () => {
+    const body = (await mailTls('stale.mailtls.test')).json();
+    expect(body.status).toBe('fail');
+    expect(body.hosts[0].dane.verdict).toBe('mismatch');
+    expect(body.hosts[0].findings.map((f: { message: string }) => f.message).join('\n')).toMatch(
+      /No usable TLSA record at _25\._tcp\.mx1\.stale\.mailtls\.test matches/,
+    );
+  });
+
+  it('fails a host that does not offer STARTTLS, naming the stage', async () => {
+    const body = (await mailTls('plain.mailtls.test')).json();
+    expect(body.status).toBe('fail');
+    const [address] = body.hosts[0].addresses;
+    expect(address.smtp).toMatchObject({
+      starttls_offered: false,
+      failure: { stage: 'starttls', kind: 'protocol' },
+    });
+    expect(address.tls).toBeNull();
+    expect(body.hosts[0].findings[0]).toMatchObject({ severity: 'error', rfc: 'RFC 3207' });
+  });
+
+  it('never contacts a private MX address: it is reported as refused', async () => {
+    const body = (await mailTls('private.mailtls.test')).json();
+    expect(body.status).toBe('refused');
+    expect(body.hosts[0].addresses[0]).toMatchObject({ address: '10.0.0.25', status: 'refused', smtp: null });
+  });
+
+  it('answers a null MX plainly: the domain accepts no mail', async () => {
+    const body = (await mailTls('nullmx.mailtls.test')).json();
+    expect(body).toMatchObject({ status: 'no_mail', mx: { state: 'null_mx' }, hosts: [] });
+  });
+
+  it('is off with MAIL_TLS_ENABLED=false: a 503 with a clear error', async () => {
+    const res = await mailTls('good.mailtls.test', { mailTlsEnabled: false });
+    expect(res.statusCode).toBe(503);
+    expect(res.json().error).toMatch(/MAIL_TLS_ENABLED=false/);
+  });
+
+  it('names the parameter of bad input', async () => {
+    const res = await mailTls('not a domain');
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatch(/domain/);
+  });
+});
