@@ -44,6 +44,8 @@ export interface SafeTlsOptions {
   signal?: AbortSignal;
   /** Deadline for DNS, connect and handshake together. */
   timeoutMs: number;
+  /** A shorter deadline for each TCP connect alone; its expiry is an ETIMEDOUT connect failure. */
+  connectTimeoutMs?: number;
   /** SNI to send instead of the host name (also for an IP literal, which otherwise sends none). */
   servername?: string;
   /** Default ['h2', 'http/1.1']. */
@@ -154,9 +156,11 @@ function handshake(
     let settled = false;
     const tcp = tcpConnect({ host: pin.address, port, family: pin.family });
     let tls: TLSSocket | undefined;
+    let connectTimer: NodeJS.Timeout | undefined;
     const finish = (err: unknown, socket?: TLSSocket) => {
       if (settled) return;
       settled = true;
+      clearTimeout(connectTimer);
       signal.removeEventListener('abort', onAbort);
       if (socket) {
         // `onError` stays on both sockets as a no-op (settled): a late reset must not crash the process.
@@ -173,6 +177,13 @@ function handshake(
     if (signal.aborted) return onAbort();
 
     tcp.on('error', onError);
+    connectTimer =
+      opts.connectTimeoutMs === undefined
+        ? undefined
+        : setTimeout(
+            () => finish(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })),
+            opts.connectTimeoutMs,
+          );
     const startTls = () => {
       stage = 'tls handshake';
       tls = tlsConnect({
@@ -192,6 +203,7 @@ function handshake(
       opts.onSocket?.(tls);
     };
     tcp.once('connect', () => {
+      clearTimeout(connectTimer);
       if (!opts.beforeTls) return startTls();
       stage = 'starttls';
       opts.beforeTls(tcp, signal).then(() => {

@@ -59,6 +59,8 @@ export interface SmtpProbeOptions {
   heloName: string;
   /** Deadline for connect, banner, EHLO, STARTTLS and the handshake together; the same again for what follows. */
   timeoutMs: number;
+  /** A shorter deadline for the TCP connect alone (a blocked port 25 should be told quickly). */
+  connectTimeoutMs?: number;
   signal?: AbortSignal;
   /** Default 25; tests point it elsewhere only through `allowedPorts`. */
   port?: number;
@@ -253,6 +255,7 @@ export async function probeSmtpStarttls(address: string, opts: SmtpProbeOptions)
       ...(opts.ca ? { ca: opts.ca } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
       timeoutMs: opts.timeoutMs,
+      ...(opts.connectTimeoutMs ? { connectTimeoutMs: opts.connectTimeoutMs } : {}),
       port: opts.port ?? SMTP_PORT,
       allowedPorts: [opts.port ?? SMTP_PORT],
       servername: opts.servername,
@@ -281,7 +284,7 @@ function describe(err: unknown, smtpStage: SmtpStage | undefined): NonNullable<S
           : 'connect';
     const refused = /ECONNREFUSED/.test(err.message);
     const kind =
-      err.kind === 'timeout'
+      err.kind === 'timeout' || /ETIMEDOUT/.test(err.message)
         ? 'timeout'
         : refused
           ? 'refused'

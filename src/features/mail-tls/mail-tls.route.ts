@@ -23,6 +23,7 @@ export default async function mailTlsRoutes(base: FastifyInstance, { ctx }: { ct
     heloName: config.smtpHeloName,
     enabled: config.mailTlsEnabled,
     timeoutMs: config.providerTimeoutMs * SESSION_TIMEOUTS,
+    connectTimeoutMs: config.providerTimeoutMs,
   };
   app.get(
     '/api/mail-tls',

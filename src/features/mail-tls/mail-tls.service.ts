@@ -45,6 +45,7 @@ import {
   addressStatus,
   domainStatus,
   hostStatus,
+  portBlocked,
   summarize,
   worstDane,
 } from './verdicts.js';
@@ -69,6 +70,8 @@ export interface MailTlsDeps {
   enabled: boolean;
   /** Deadline of one SMTP session up to the end of the handshake. */
   timeoutMs: number;
+  /** Deadline of the TCP connect alone: where port 25 is blocked, the answer must come quickly. */
+  connectTimeoutMs: number;
   /** Port 25 in production; tests move it only here. */
   port?: number;
 }
@@ -169,19 +172,8 @@ async function checkMailTls(
       !dnsFailed(dns),
     );
   }
-  const probed = tested.flatMap((h) => h.addresses).filter((a) => a.status !== 'refused');
-  const allTimedOut =
-    probed.length > 0 &&
-    probed.every((a) => a.smtp?.failure?.stage === 'connect' && a.smtp.failure.kind === 'timeout');
-  if (allTimedOut) {
-    findings.push(
-      finding(
-        'warning',
-        'No MX host answered on port 25 within the deadline. When every host of a domain times out, the likely cause is that this service’s own network blocks outbound port 25 (many cloud providers do); the hosts may well be reachable from a mail server.',
-        'RFC 5321 §4.5.3.2',
-      ),
-    );
-  }
+  const blocked = portBlocked(tested);
+  if (blocked) findings.push(blocked);
   const status = domainStatus(tested);
   return done(
     dns,
@@ -194,7 +186,7 @@ async function checkMailTls(
       hosts: tested,
     },
     findings,
-    !dnsFailed(dns) && !allTimedOut,
+    !dnsFailed(dns) && !blocked,
   );
 }
 
@@ -313,6 +305,7 @@ async function testAddress(
       servername: host,
       heloName: deps.heloName,
       timeoutMs: deps.timeoutMs,
+      connectTimeoutMs: deps.connectTimeoutMs,
       ...(deps.port ? { port: deps.port } : {}),
     });
   } catch (err) {

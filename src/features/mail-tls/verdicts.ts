@@ -162,3 +162,22 @@ export function addressFindings(host: string, a: MailTlsAddress): Finding[] {
     );
   return out;
 }
+
+/**
+ * Every contacted address timed out at connect: the likely cause is this
+ * service's own network blocking outbound port 25, not the domain (many
+ * clouds block it). Said plainly, as a finding, instead of blaming the hosts.
+ */
+export function portBlocked(hosts: MailTlsHost[]): Finding | undefined {
+  const probed = hosts.flatMap((h) => h.addresses).filter((a) => a.status !== 'refused');
+  const timedOut =
+    probed.length > 0 &&
+    probed.every((a) => a.smtp?.failure?.stage === 'connect' && a.smtp.failure.kind === 'timeout');
+  return timedOut
+    ? finding(
+        'warning',
+        'No MX host answered on port 25 within the deadline. When every host of a domain times out, the likely cause is that this service’s own network blocks outbound port 25 (many cloud providers do); the hosts may well be reachable from a mail server.',
+        'RFC 5321 §4.5.3.2',
+      )
+    : undefined;
+}
