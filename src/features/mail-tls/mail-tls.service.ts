@@ -28,6 +28,7 @@ import {
   policyUrl,
 } from '../email/mta-sts.js';
 import type { ResourceFetcher } from '../email/resource-fetcher.js';
+import { smtpTlsaName } from '../email/tlsa.js';
 import { type Finding, finding, type MxRecord } from '../email/types.js';
 import { CertificateParseError } from '../tls/certificate.js';
 import type { TlsEvidence } from '../tls/tls.schema.js';
@@ -232,7 +233,7 @@ async function testHost(
   now: () => Date,
 ): Promise<MailTlsHost> {
   const findings: Finding[] = [];
-  const tlsaName = `_25._tcp.${host}`;
+  const tlsaName = smtpTlsaName(host);
   const [a, aaaa, tlsa] = await Promise.all([dns.a(host), dns.aaaa(host), dns.tlsa(tlsaName)]);
   // At most one address of each family: enough to see both paths a sender may take.
   const picked = [
