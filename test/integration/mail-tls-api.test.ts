@@ -10,11 +10,13 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
 import { type FakeRecord, testZone } from '../fakes/dns-zones.js';
+import { type HttpTarget, startHttpTarget } from '../fakes/http-targets.js';
 import { type FakeSmtpServer, startFakeSmtpServer } from '../fakes/smtp-server.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import { buildTestApp } from '../helper.js';
 
 let dns: FakeDnsServer;
+let sts: HttpTarget;
 let caPem: string;
 const servers: FakeSmtpServer[] = [];
 
@@ -48,6 +50,14 @@ const mx = (name: string, exchange: string, preference = 10): FakeRecord => ({
   data: { preference, exchange },
 });
 const a = (name: string, address: string): FakeRecord => ({ name, type: 'A', data: address });
+const txt = (name: string, text: string): FakeRecord => ({ name, type: 'TXT', data: [text] });
+const reverse = (address: string) => `${address.split('.').reverse().join('.')}.in-addr.arpa`;
+
+/** MTA-STS policies by the domain asking (RFC 8461 §3.2), served at mta-sts.<domain>. */
+const POLICIES: Record<string, string> = {
+  'sts-ok.mailtls.test': 'version: STSv1\nmode: enforce\nmx: *.good.mailtls.test\nmax_age: 86400\n',
+  'sts-miss.mailtls.test': 'version: STSv1\nmode: enforce\nmx: mx.elsewhere.test\nmax_age: 86400\n',
+};
 const tlsa = (name: string, hex: string): FakeRecord => ({
   name,
   type: 'TLSA',
@@ -60,6 +70,16 @@ beforeAll(async () => {
   const stale = await mailServer('mx1.stale.mailtls.test');
   const plain = await mailServer('mx1.plain.mailtls.test', 'no-starttls');
   const old = await (await getTestPki()).issue({ dnsNames: ['mx1.stale.mailtls.test'] });
+  sts = await startHttpTarget({
+    protocol: 'https',
+    names: Object.keys(POLICIES).map((d) => `mta-sts.${d}`),
+    routes: {
+      '/.well-known/mta-sts.txt': (req) => ({
+        headers: { 'content-type': 'text/plain' },
+        body: POLICIES[(req.host ?? '').replace(/^mta-sts\./, '').replace(/:\d+$/, '')] ?? '',
+      }),
+    },
+  });
   dns = await startFakeDnsServer({
     zones: [
       testZone(
@@ -77,15 +97,26 @@ beforeAll(async () => {
           mx('private.mailtls.test', 'mx.private.mailtls.test'),
           a('mx.private.mailtls.test', '10.0.0.25'),
           mx('nullmx.mailtls.test', '.', 0),
+          // No MX: the domain itself is the mail host (RFC 5321 §5.1).
+          a('implicit.mailtls.test', good.server.host),
+          ...Object.keys(POLICIES).flatMap((d) => [
+            mx(d, 'mx1.good.mailtls.test'),
+            txt(`_mta-sts.${d}`, 'v=STSv1; id=20261124'),
+            a(`mta-sts.${d}`, sts.address),
+          ]),
         ],
         { ad: true },
       ),
+      testZone('127.in-addr.arpa', [
+        { name: reverse(good.server.host), type: 'PTR', data: 'mx1.good.mailtls.test' },
+        { name: reverse(plain.server.host), type: 'PTR', data: 'not-the-mx.mailtls.test' },
+      ]),
     ],
   });
 });
 
 afterAll(async () => {
-  await Promise.all([dns?.close(), ...servers.map((s) => s.close())]);
+  await Promise.all([dns?.close(), sts?.close(), ...servers.map((s) => s.close())]);
 });
 
 async function mailTls(domain: string, config: Record<string, unknown> = {}) {
@@ -173,6 +204,46 @@ describe('GET /api/mail-tls', () => {
   it('answers a null MX plainly: the domain accepts no mail', async () => {
     const body = (await mailTls('nullmx.mailtls.test')).json();
     expect(body).toMatchObject({ status: 'no_mail', mx: { state: 'null_mx' }, hosts: [] });
+  });
+
+  it('confirms the reverse name of an address when it resolves back (FCrDNS), and says so when it does not', async () => {
+    const good = (await mailTls('good.mailtls.test')).json();
+    expect(good.hosts[0].addresses[0]).toMatchObject({ ptr: ['mx1.good.mailtls.test'], fcrdns: true });
+    const plain = (await mailTls('plain.mailtls.test')).json();
+    expect(plain.hosts[0].addresses[0]).toMatchObject({ ptr: ['not-the-mx.mailtls.test'], fcrdns: false });
+  });
+
+  it('tests the domain itself when it has no MX (the implicit MX)', async () => {
+    const body = (await mailTls('implicit.mailtls.test')).json();
+    expect(body.mx.state).toBe('implicit');
+    expect(body.hosts[0]).toMatchObject({ host: 'implicit.mailtls.test', preference: null });
+    expect(body.hosts[0].addresses[0].smtp.starttls_offered).toBe(true);
+  });
+
+  it('tells whether a sender enforcing the MTA-STS policy would deliver to each host', async () => {
+    const ok = (await mailTls('sts-ok.mailtls.test')).json();
+    expect(ok.mta_sts).toMatchObject({ mode: 'enforce', mx: ['*.good.mailtls.test'] });
+    expect(ok.hosts[0].mta_sts).toEqual({ mode: 'enforce', matches_policy: true, deliverable: true });
+    const miss = (await mailTls('sts-miss.mailtls.test')).json();
+    expect(miss.hosts[0].mta_sts).toEqual({ mode: 'enforce', matches_policy: false, deliverable: false });
+    expect(miss.hosts[0].status).toBe('fail');
+    expect(miss.status).toBe('fail');
+  });
+
+  it('caches an answer for 10 minutes', async () => {
+    const app = await buildTestApp({
+      ca: caPem,
+      config: {
+        dnsResolvers: [dns.udp],
+        unsafeAllowTargetCidrs: ['127.0.0.0/8'],
+        rateLimitExpensive: { points: 1000, seconds: 60 },
+      },
+    });
+    const ask = () => app.inject({ url: '/api/mail-tls', query: { domain: 'good.mailtls.test' } });
+    expect((await ask()).headers['x-service-cache']).toBe('MISS');
+    const again = await ask();
+    expect(again.headers['x-service-cache']).toBe('HIT');
+    expect(again.headers['cache-control']).toMatch(/max-age=(600|59\d)/);
   });
 
   it('is off with MAIL_TLS_ENABLED=false: a 503 with a clear error', async () => {
