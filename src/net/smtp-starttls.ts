@@ -212,6 +212,7 @@ export async function probeSmtpStarttls(address: string, opts: SmtpProbeOptions)
     probe.starttlsOffered = probe.extensions.includes('STARTTLS');
     if (!probe.starttlsOffered) {
       tcp.write('QUIT\r\n');
+      await reader.next(signal).catch(() => undefined);
       throw new SmtpStageError('starttls', 'protocol', 'STARTTLS is not offered in the EHLO reply');
     }
     probe.starttls = await step('starttls', 'STARTTLS');
@@ -236,7 +237,10 @@ export async function probeSmtpStarttls(address: string, opts: SmtpProbeOptions)
       tls.write(`EHLO ${opts.heloName}\r\n`);
       probe.ehloAfterTls = await reader.next(signal);
       lap('ehlo after tls');
+      // Wait for the 221 (RFC 5321 §4.1.1.10): closing at once can drop the QUIT unsent, and the
+      // server logs a lost connection instead of a clean end.
       tls.write('QUIT\r\n');
+      await reader.next(signal).catch(() => undefined);
     } catch (err) {
       probe.failure = {
         stage: 'ehlo after tls',
