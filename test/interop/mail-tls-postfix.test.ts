@@ -13,12 +13,12 @@
  * variables; without them the suite is skipped (a plain `npm test` has no
  * Postfix to talk to).
  */
-import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { DEFAULT_CIPHERS } from 'node:tls';
 import { describe, expect, it, vi } from 'vitest';
-import { sentCertificates } from '../../src/features/tls/handshake-records.js';
-import { probeSmtpStarttls, type SmtpProbe } from '../../src/net/smtp-starttls.js';
+import type { TlsEvidence } from '../../src/features/tls/tls.schema.js';
+import { tlsEvidence } from '../../src/features/tls/tls.service.js';
+import { probeSmtpStarttls, SMTP_PORT, type SmtpProbe } from '../../src/net/smtp-starttls.js';
 import { hostsResolver } from '../fakes/address-resolver.js';
 import { ianaCipherName, type SClientView, sClientView } from '../openssl-s-client.js';
 
@@ -83,17 +83,9 @@ function openssl(
   });
 }
 
-const fingerprint = (der: Buffer) => new X509Certificate(der).fingerprint256;
-
-/** The certificates as /api/tls reads them off the wire (the Certificate message), leaf first. */
-function sentChain(p: SmtpProbe): Buffer[] {
-  const h = p.handshake!;
-  return sentCertificates({
-    bytes: h.serverBytes!,
-    protocol: h.protocol,
-    cipher: h.cipher.standardName,
-    keylog: h.keylog,
-  });
+/** The evidence GET /api/tls gives, and GET /api/mail-tls per MX host, judged for `host`. */
+function evidence(p: SmtpProbe, host = MX_NAME): TlsEvidence {
+  return tlsEvidence(p.handshake!, { host, port: SMTP_PORT, sni: host, now: new Date() });
 }
 
 /** The log lines of Postfix's sessions so far, each from its "connect from" to its "disconnect from". */
@@ -182,27 +174,38 @@ describe.skipIf(!enabled)('the STARTTLS probe against Postfix, checked with open
         openssl(address, { ciphers: NETDIAG_OFFER }),
       );
       const { result: ours, log: ourLog } = await withPostfixLog(() => probe(address));
-      const h = ours.handshake!;
+      const tls = evidence(ours);
       expect(theirs.certificates.length).toBeGreaterThan(0);
 
-      expect(h.protocol).toBe(protocol);
-      expect(h.protocol).toBe(theirs.protocol);
-      expect(h.cipher.name).toBe(theirs.cipher);
-      expect(h.cipher.standardName).toBe(await ianaCipherName(theirs.cipher));
-      expect(postfixTls(ourLog)).toEqual({ protocol: h.protocol, cipher: h.cipher.name });
-      expect(postfixTls(theirLog)).toEqual({ protocol: theirs.protocol, cipher: theirs.cipher });
+      expect(tls.connection.protocol).toBe(protocol);
+      expect(tls.connection.protocol).toBe(theirs.protocol);
+      // s_client names TLS 1.3 suites by their IANA names and older ones by OpenSSL's.
+      expect(tls.connection.cipher_openssl).toBe(theirs.cipher);
+      expect(tls.connection.cipher).toBe(await ianaCipherName(theirs.cipher));
+      expect(postfixTls(ourLog)).toEqual({ protocol, cipher: tls.connection.cipher_openssl });
+      expect(postfixTls(theirLog)).toEqual({ protocol, cipher: theirs.cipher });
       // "X25519, 253 bits": the same group, by its name.
-      expect(theirs.tempKey).toContain(h.ephemeralKey?.name ?? 'none');
+      expect(theirs.tempKey).toContain(tls.connection.ephemeral_key?.curve ?? 'none');
+      expect(tls.connection.authorized).toBe(theirs.verifyCode === 0);
 
-      // The chain as /api/tls reads it off the wire: leaf then intermediate, as Postfix sent them.
-      const sent = sentChain(ours);
-      expect(sent.map(fingerprint)).toEqual(theirs.certificates.map((c) => c.fingerprint));
-      expect(new X509Certificate(sent[0]!).subject).toBe(`CN=${MX_NAME}`);
-      // Node's issuer links start with the same leaf (and may go on to the trust anchor, never sent).
-      expect(h.peerChain.slice(0, sent.length).map(fingerprint)).toEqual(sent.map(fingerprint));
+      // Read off the wire (the Certificate message): leaf then intermediate, as Postfix sent them.
+      expect(tls.chain.source).toBe('handshake');
+      expect(tls.chain.sent_count).toBe(theirs.certificates.length);
+      expect(
+        tls.chain.certificates.map((c) => ({
+          subject: c.subject,
+          issuer: c.issuer,
+          serial: c.serial,
+          fingerprint: c.fingerprint_sha256,
+        })),
+      ).toEqual(theirs.certificates);
+      expect(tls.leaf.fingerprint_sha256).toBe(theirs.certificates[0]!.fingerprint);
+      // The root was not sent: it is the test CA, from the trust store (Node's issuer links add it).
+      expect(tls.chain.root?.source).toBe('trust store');
       console.info(
-        `${address}: netdiag ${h.protocol} ${h.cipher.name} (${h.cipher.standardName}) ${h.ephemeralKey?.name}, ` +
-          `${sent.length} sent (${h.peerChain.length} in Node's issuer links), leaf ${fingerprint(sent[0]!)} | ` +
+        `${address}: netdiag ${tls.connection.protocol} ${tls.connection.cipher_openssl} ` +
+          `(${tls.connection.cipher}) ${tls.connection.ephemeral_key?.curve}, ${tls.chain.sent_count} sent ` +
+          `(${ours.handshake!.peerChain.length} in Node's issuer links), leaf ${tls.leaf.fingerprint_sha256} | ` +
           `openssl ${theirs.protocol} ${theirs.cipher} ${theirs.tempKey}, ${theirs.certificates.length} sent, ` +
           `leaf ${theirs.certificates[0]!.fingerprint}`,
       );
@@ -230,18 +233,20 @@ describe.skipIf(!enabled)('the STARTTLS probe against Postfix, checked with open
       const { result: ours } = await withPostfixLog(() => probe(address, ourOpts));
       expect(Object.keys(NODE_VERIFY_ERROR)).toContain(String(theirs.verifyCode));
       expect(ours.failure).toBeUndefined();
-      expect(ours.handshake?.authorized).toBe(theirs.verifyCode === 0);
-      expect(ours.handshake?.authorizationError).toBe(NODE_VERIFY_ERROR[theirs.verifyCode]);
-      report(address, _case, ours, theirs);
+      const tls = evidence(ours, 'servername' in ourOpts ? ourOpts.servername : MX_NAME);
+      expect(tls.connection.authorized).toBe(theirs.verifyCode === 0);
+      expect(tls.connection.authorization_error).toBe(NODE_VERIFY_ERROR[theirs.verifyCode]);
+      expect(tls.connection.hostname_matches).toBe(theirs.verifyCode !== 62);
+      report(address, _case, tls, theirs);
     });
   });
 });
 
 /** One line per comparison on the console, for the run's log (the table in the report). */
-function report(address: string, what: string, ours: SmtpProbe, theirs: SClientView): void {
-  const h = ours.handshake;
+function report(address: string, what: string, ours: TlsEvidence, theirs: SClientView): void {
+  const c = ours.connection;
   console.info(
-    `${address} ${what}: netdiag ${h?.protocol} ${h?.cipher.name} authorized=${h?.authorized} ` +
-      `${h?.authorizationError ?? ''} | openssl ${theirs.protocol} ${theirs.cipher} verify ${theirs.verifyCode} (${theirs.verifyText})`,
+    `${address} ${what}: netdiag ${c.protocol} ${c.cipher_openssl} authorized=${c.authorized} ` +
+      `${c.authorization_error ?? ''} | openssl ${theirs.protocol} ${theirs.cipher} verify ${theirs.verifyCode} (${theirs.verifyText})`,
   );
 }
