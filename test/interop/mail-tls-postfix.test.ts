@@ -164,7 +164,9 @@ describe.skipIf(!enabled)('the STARTTLS probe against Postfix, checked with open
       // KNOWN: the probe resets the connection right after writing QUIT, without reading the 221.
       // Over TLS 1.3 Postfix's session tickets are still unread then, the close becomes an RST,
       // and Postfix often never reads the QUIT ("lost connection after EHLO", commands=3):
-      // 15 of 30 sessions when measured. Make this `quit=1 commands=4` once the probe waits for 221.
+      // measured 4/50 to 15/30 sessions on Node 20, 14/50 on Node 24; never over TLS 1.2 (0/50)
+      // nor with Postfix's tickets off (NO_TICKET, 0/30). Require `quit=1 commands=4` once the
+      // probe waits for the 221.
       expect(postfixCommands(log)).toMatch(/^ehlo=2 starttls=1 (quit=1 commands=4|commands=3)$/);
       expect(postfixTls(log)).toEqual({ protocol, cipher: ours.handshake?.cipher.name });
     });
