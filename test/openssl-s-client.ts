@@ -102,6 +102,18 @@ export async function sClientView(opts: SClientOptions): Promise<SClientView> {
   };
 }
 
+/** netdiag's certificate summaries (TlsEvidence's chain) in the shape of s_client's, to compare. */
+export function asCertificateViews(
+  certificates: readonly { subject: string; issuer: string; serial: string; fingerprint_sha256: string }[],
+): CertificateView[] {
+  return certificates.map((c) => ({
+    subject: c.subject,
+    issuer: c.issuer,
+    serial: c.serial,
+    fingerprint: c.fingerprint_sha256,
+  }));
+}
+
 /** The IANA (RFC) name OpenSSL gives one of its cipher names, from `openssl ciphers -stdname`. */
 export async function ianaCipherName(opensslName: string): Promise<string | undefined> {
   const { stdout } = await runWithInput('openssl', ['ciphers', '-stdname', 'ALL:@SECLEVEL=0'], '');

@@ -20,7 +20,7 @@ import type { TlsEvidence } from '../../src/features/tls/tls.schema.js';
 import { tlsEvidence } from '../../src/features/tls/tls.service.js';
 import { probeSmtpStarttls, SMTP_PORT, type SmtpProbe } from '../../src/net/smtp-starttls.js';
 import { hostsResolver } from '../fakes/address-resolver.js';
-import { ianaCipherName, type SClientView, sClientView } from '../openssl-s-client.js';
+import { asCertificateViews, ianaCipherName, type SClientView, sClientView } from '../openssl-s-client.js';
 
 const env = process.env;
 const enabled = Boolean(env.NETDIAG_INTEROP_SMTP);
@@ -193,14 +193,7 @@ describe.skipIf(!enabled)('the STARTTLS probe against Postfix, checked with open
       // Read off the wire (the Certificate message): leaf then intermediate, as Postfix sent them.
       expect(tls.chain.source).toBe('handshake');
       expect(tls.chain.sent_count).toBe(theirs.certificates.length);
-      expect(
-        tls.chain.certificates.map((c) => ({
-          subject: c.subject,
-          issuer: c.issuer,
-          serial: c.serial,
-          fingerprint: c.fingerprint_sha256,
-        })),
-      ).toEqual(theirs.certificates);
+      expect(asCertificateViews(tls.chain.certificates)).toEqual(theirs.certificates);
       expect(tls.leaf.fingerprint_sha256).toBe(theirs.certificates[0]!.fingerprint);
       // The root was not sent: it is the test CA, from the trust store (Node's issuer links add it).
       expect(tls.chain.root?.source).toBe('trust store');
