@@ -6,9 +6,10 @@
 # with STARTTLS on port 25 of two loopback addresses: 127.0.0.77 as Postfix
 # comes (TLS 1.3) and 127.0.0.78 held to TLS 1.2, each serving a leaf for
 # mx.interop.test and its intermediate from the test CA. Then it runs
-# test/interop/mail-tls-postfix.test.ts, which probes both and compares what
-# netdiag saw with `openssl s_client -starttls smtp` and with Postfix's own
-# log. It accepts no mail: no local delivery, no relaying. The addresses can
+# test/interop/mail-tls-postfix.test.ts, which probes both (and asks GET
+# /api/mail-tls about a domain whose MX is the first, with a fake DNS server)
+# and compares what netdiag saw with `openssl s_client -starttls smtp` and with
+# Postfix's own log. It accepts no mail: no local delivery, no relaying. The addresses can
 # be moved with INTEROP_SMTP_ADDRESS and INTEROP_SMTP12_ADDRESS.
 #
 # Arguments replace the test file given to vitest (another file, a -t filter);
@@ -133,5 +134,6 @@ NETDIAG_INTEROP_SMTP="$address" \
 NETDIAG_INTEROP_SMTP12="$address12" \
 NETDIAG_INTEROP_SMTP_NAME="$mx_name" \
 NETDIAG_INTEROP_SMTP_CA="$conf/ca.pem" \
+NETDIAG_INTEROP_SMTP_CHAIN="$conf/$mx_name.pem" \
 NETDIAG_INTEROP_SMTP_LOG="$work/postfix.log" \
   npx vitest run "${@:-test/interop/mail-tls-postfix.test.ts}" || failed "the interop test failed"

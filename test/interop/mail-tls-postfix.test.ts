@@ -1,25 +1,31 @@
 /**
  * Interop: netdiag's STARTTLS probe of a mail server (src/net/smtp-starttls.ts)
- * against a real MTA, Debian's Postfix, held against two other witnesses of
- * the same server: `openssl s_client -starttls smtp -showcerts`
- * (test/openssl-s-client.ts) and Postfix's own log. Compared: protocol,
- * cipher (OpenSSL's and IANA's names), key exchange group, the certificates
- * as sent (SHA-256 of each, count, order), the verification verdict (trusted,
- * untrusted, wrong name), the EHLO extensions before and after TLS, and the
- * commands Postfix counted (EHLO, STARTTLS, EHLO, QUIT: never MAIL).
+ * and GET /api/mail-tls against a real MTA, Debian's Postfix, held against
+ * two other witnesses of the same server: `openssl s_client -starttls smtp
+ * -showcerts` (test/openssl-s-client.ts) and Postfix's own log. Compared:
+ * protocol, cipher (OpenSSL's and IANA's names), key exchange group, the
+ * certificates as sent (subject, issuer, serial, SHA-256, count, order), the
+ * verdict (trusted, untrusted, wrong name), the EHLO extensions before and
+ * after TLS, the commands Postfix counted (never MAIL), and through the
+ * endpoint DANE-EE and DANE-TA records checked against the chain Postfix sent.
  *
  * scripts/interop-smtp.sh starts Postfix on 127.0.0.77:25 (TLS as Postfix
  * comes) and 127.0.0.78:25 (TLS 1.2 only) and sets the NETDIAG_INTEROP_SMTP*
  * variables; without them the suite is skipped (a plain `npm test` has no
  * Postfix to talk to).
  */
+import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { DEFAULT_CIPHERS } from 'node:tls';
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { MailTlsResponse } from '../../src/features/mail-tls/mail-tls.schema.js';
 import type { TlsEvidence } from '../../src/features/tls/tls.schema.js';
 import { tlsEvidence } from '../../src/features/tls/tls.service.js';
 import { probeSmtpStarttls, SMTP_PORT, type SmtpProbe } from '../../src/net/smtp-starttls.js';
 import { hostsResolver } from '../fakes/address-resolver.js';
+import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
+import { testZone } from '../fakes/dns-zones.js';
+import { buildTestApp } from '../helper.js';
 import { asCertificateViews, ianaCipherName, type SClientView, sClientView } from '../openssl-s-client.js';
 
 const env = process.env;
@@ -177,26 +183,10 @@ describe.skipIf(!enabled)('the STARTTLS probe against Postfix, checked with open
       );
       const { result: ours, log: ourLog } = await withPostfixLog(() => probe(address));
       const tls = evidence(ours);
-      expect(theirs.certificates.length).toBeGreaterThan(0);
 
-      expect(tls.connection.protocol).toBe(protocol);
-      expect(tls.connection.protocol).toBe(theirs.protocol);
-      // s_client names TLS 1.3 suites by their IANA names and older ones by OpenSSL's.
-      expect(tls.connection.cipher_openssl).toBe(theirs.cipher);
-      expect(tls.connection.cipher).toBe(await ianaCipherName(theirs.cipher));
+      await expectSameHandshake(tls, theirs, protocol);
       expect(postfixTls(ourLog)).toEqual({ protocol, cipher: tls.connection.cipher_openssl });
       expect(postfixTls(theirLog)).toEqual({ protocol, cipher: theirs.cipher });
-      // "X25519, 253 bits": the same group, by its name.
-      expect(theirs.tempKey).toContain(tls.connection.ephemeral_key?.curve ?? 'none');
-      expect(tls.connection.authorized).toBe(theirs.verifyCode === 0);
-
-      // Read off the wire (the Certificate message): leaf then intermediate, as Postfix sent them.
-      expect(tls.chain.source).toBe('handshake');
-      expect(tls.chain.sent_count).toBe(theirs.certificates.length);
-      expect(asCertificateViews(tls.chain.certificates)).toEqual(theirs.certificates);
-      expect(tls.leaf.fingerprint_sha256).toBe(theirs.certificates[0]!.fingerprint);
-      // The root was not sent: it is the test CA, from the trust store (Node's issuer links add it).
-      expect(tls.chain.root?.source).toBe('trust store');
       console.info(
         `${address}: netdiag ${tls.connection.protocol} ${tls.connection.cipher_openssl} ` +
           `(${tls.connection.cipher}) ${tls.connection.ephemeral_key?.curve}, ${tls.chain.sent_count} sent ` +
@@ -236,6 +226,119 @@ describe.skipIf(!enabled)('the STARTTLS probe against Postfix, checked with open
     });
   });
 });
+
+describe.skipIf(!enabled)('GET /api/mail-tls against Postfix', () => {
+  let dns: FakeDnsServer;
+  /** SHA-256 of each sent certificate's SubjectPublicKeyInfo, leaf first: what TLSA SPKI(1) SHA2-256(1) holds. */
+  let spkiSha256: string[] = [];
+
+  beforeAll(async () => {
+    const pems =
+      readFileSync(env.NETDIAG_INTEROP_SMTP_CHAIN!, 'utf8').match(
+        /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g,
+      ) ?? [];
+    spkiSha256 = pems.map((pem) =>
+      createHash('sha256')
+        .update(new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' }))
+        .digest('hex')
+        .toUpperCase(),
+    );
+    dns = await startFakeDnsServer({
+      zones: [
+        testZone(
+          'interop.test',
+          [
+            { name: 'interop.test', type: 'MX', data: { preference: 10, exchange: MX_NAME } },
+            { name: MX_NAME, type: 'A', data: env.NETDIAG_INTEROP_SMTP! },
+            // DANE-EE(3) for the leaf's key and DANE-TA(2) for the intermediate's, both SPKI(1) SHA2-256(1).
+            ...[3, 2].map((usage, i) => ({
+              name: `_25._tcp.${MX_NAME}`,
+              type: 'TLSA',
+              data: { usage, selector: 1, matchingType: 1, certificate: Buffer.from(spkiSha256[i]!, 'hex') },
+            })),
+          ],
+          { ad: true },
+        ),
+      ],
+    });
+  });
+
+  afterAll(async () => {
+    await dns?.close();
+  });
+
+  it('reports for the MX host what openssl s_client sees, and DANE holds against the chain Postfix sent', async () => {
+    const app = await buildTestApp({
+      ca: readFileSync(env.NETDIAG_INTEROP_SMTP_CA!, 'utf8'),
+      config: {
+        dnsResolvers: [dns.udp],
+        unsafeAllowTargetCidrs: ['127.0.0.0/8'],
+        rateLimitExpensive: { points: 1000, seconds: 60 },
+        smtpHeloName: HELO_NAME,
+      },
+    });
+    const { result: theirs } = await withPostfixLog(() =>
+      openssl(env.NETDIAG_INTEROP_SMTP!, { ciphers: NETDIAG_OFFER }),
+    );
+    const { result: res, log } = await withPostfixLog(() =>
+      app.inject({ url: '/api/mail-tls', query: { domain: 'interop.test' } }),
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json() as MailTlsResponse;
+    expect(body).toMatchObject({ domain: 'interop.test', mx: { state: 'present', hosts: 1 } });
+    const [host] = body.hosts;
+    expect(host).toMatchObject({ host: MX_NAME, preference: 10 });
+    const [address] = host!.addresses;
+    expect(address).toMatchObject({ address: env.NETDIAG_INTEROP_SMTP, family: 4 });
+
+    const smtp = address!.smtp!;
+    expect(smtp.failure).toBeUndefined();
+    expect(smtp.starttls_offered).toBe(true);
+    expect([...smtp.ehlo_extensions].sort()).toEqual([...POSTFIX_EXTENSIONS].sort());
+    expect(smtp.banner?.lines[0]).toMatch(/ ESMTP Postfix/);
+    // The same QUIT loss as the probe's (above): the endpoint is that probe.
+    expect(postfixCommands(log)).toMatch(/^ehlo=2 starttls=1 (quit=1 commands=4|commands=3)$/);
+
+    const tls = address!.tls!;
+    await expectSameHandshake(tls, theirs, tls.connection.protocol);
+    expect(postfixTls(log)).toEqual({ protocol: theirs.protocol, cipher: tls.connection.cipher_openssl });
+
+    expect(host!.dane).toMatchObject({ verdict: 'valid', validated: true });
+    expect(host!.dane!.records.map((r) => [r.usage, r.result, r.matched])).toEqual([
+      [3, 'match', 0],
+      [2, 'match', 1],
+    ]);
+    console.info(
+      `GET /api/mail-tls: ${body.status} (${host!.status}; address ${address!.status}), ${tls.connection.protocol} ` +
+        `${tls.connection.cipher_openssl}, ${tls.chain.sent_count} sent, DANE ${host!.dane!.verdict}; ` +
+        `findings: ${JSON.stringify([...body.findings, ...host!.findings].map((f) => f.message))}`,
+    );
+  });
+});
+
+/**
+ * netdiag's evidence of a handshake against openssl's view of another with the same offer:
+ * protocol, cipher by both names, group, verdict, and the certificates read off the wire (the
+ * Certificate message): leaf then intermediate, as Postfix sent them.
+ */
+async function expectSameHandshake(tls: TlsEvidence, theirs: SClientView, protocol: string): Promise<void> {
+  expect(theirs.certificates.length).toBeGreaterThan(0);
+  expect(tls.connection.protocol).toBe(protocol);
+  expect(tls.connection.protocol).toBe(theirs.protocol);
+  // s_client names TLS 1.3 suites by their IANA names and older ones by OpenSSL's.
+  expect(tls.connection.cipher_openssl).toBe(theirs.cipher);
+  expect(tls.connection.cipher).toBe(await ianaCipherName(theirs.cipher));
+  // "X25519, 253 bits": the same group, by its name.
+  expect(theirs.tempKey).toContain(tls.connection.ephemeral_key?.curve ?? 'none');
+  expect(tls.connection.authorized).toBe(theirs.verifyCode === 0);
+  expect(tls.connection.hostname_matches).toBe(true);
+  expect(tls.chain.source).toBe('handshake');
+  expect(tls.chain.sent_count).toBe(theirs.certificates.length);
+  expect(asCertificateViews(tls.chain.certificates)).toEqual(theirs.certificates);
+  expect(tls.leaf.fingerprint_sha256).toBe(theirs.certificates[0]!.fingerprint);
+  // The root was not sent: it is the test CA, from the trust store (Node's issuer links add it).
+  expect(tls.chain.root?.source).toBe('trust store');
+}
 
 /** One line per comparison on the console, for the run's log (the table in the report). */
 function report(address: string, what: string, ours: TlsEvidence, theirs: SClientView): void {
