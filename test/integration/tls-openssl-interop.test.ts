@@ -2,12 +2,10 @@
  * Interop: what /api/tls reports against what `openssl s_client -showcerts`
  * sees on the same fake target (protocol, cipher, ALPN, key exchange group,
  * verification, and per certificate as sent: subject, issuer, serial,
- * SHA-256 fingerprint, chain length and order). OpenSSL's own `x509` command
- * reads the certificates s_client printed, so neither side's parser checks
- * itself. CI's Debian image has openssl; where it is missing the suite is
+ * SHA-256 fingerprint, chain length and order), through test/openssl-s-client.ts.
+ * CI's Debian image has openssl; where it is missing the suite is
  * skipped and says why.
  */
-import { execFile, execFileSync } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { createServer as createTlsServer, type Server } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,92 +15,24 @@ import { testZone } from '../fakes/dns-zones.js';
 import { type HttpTarget, startHttpTarget } from '../fakes/http-targets.js';
 import { getTestPki, type IssuedCert, type TestPki } from '../fakes/test-ca.js';
 import { buildTestApp } from '../helper.js';
+import { asCertificateViews, opensslVersion, type SClientView, sClientView } from '../openssl-s-client.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** A TLS 1.2-only target that sends its chain out of order, on its own address. */
 const TLS12_ADDRESS = '127.0.202.1';
 
-function opensslVersion(): string | undefined {
-  try {
-    return execFileSync('openssl', ['version'], { encoding: 'utf8' }).trim();
-  } catch {
-    return undefined;
-  }
-}
 const openssl = opensslVersion();
 if (openssl) console.info(`tls-openssl-interop: comparing with ${openssl}`);
 else console.warn('tls-openssl-interop: SKIPPED, `openssl` is not on PATH (CI installs it)');
 
-interface OpensslView {
-  protocol: string;
-  cipher: string;
-  alpn: string | null;
-  tempKey: string | null;
-  verifyCode: number;
-  certificates: { subject: string; issuer: string; serial: string; fingerprint: string }[];
-}
-
-/** `openssl s_client` against address:443 with SNI `name`, then `openssl x509` over every certificate it printed. */
-async function opensslView(address: string, name: string, caFile: string): Promise<OpensslView> {
-  const { stdout } = await runWithInput(
-    'openssl',
-    [
-      's_client',
-      '-connect',
-      `${address}:443`,
-      '-servername',
-      name,
-      '-verify_hostname',
-      name,
-      '-CAfile',
-      caFile,
-      '-alpn',
-      'h2,http/1.1',
-      '-showcerts',
-    ],
-    '',
-  );
-  const field = (re: RegExp) => re.exec(stdout)?.[1]?.trim() ?? null;
-  const pems = stdout.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  const certificates = [];
-  for (const pem of pems) {
-    const { stdout: x } = await runWithInput(
-      'openssl',
-      ['x509', '-noout', '-serial', '-fingerprint', '-sha256', '-subject', '-issuer'],
-      pem,
-    );
-    const line = (key: string) => new RegExp(`^${key}=(.*)$`, 'im').exec(x)?.[1]?.trim() ?? '';
-    certificates.push({
-      subject: dn(line('subject')),
-      issuer: dn(line('issuer')),
-      serial: line('serial'),
-      fingerprint: line('sha256 Fingerprint'),
-    });
-  }
-  return {
-    // "New, TLSv1.3, Cipher is TLS_AES_256_GCM_SHA384" (the SSL-Session block may not be printed for TLS 1.3).
-    protocol: field(/^New, ([^,]+), Cipher is/m) ?? '',
-    cipher: field(/^New, [^,]+, Cipher is (\S+)/m) ?? '',
-    alpn: field(/^ALPN protocol: (\S+)/m),
-    tempKey: field(/^Server Temp Key: (.+)$/m),
-    verifyCode: Number(field(/Verify return code: (\d+)/) ?? -1),
-    certificates,
-  };
-}
-
-/** OpenSSL 3 prints "CN = a, O = b"; the API prints "CN=a, O=b". */
-function dn(text: string): string {
-  return text.replace(/\s*=\s*/g, '=');
-}
-
-function runWithInput(cmd: string, args: string[], input: string): Promise<{ stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(cmd, args, { timeout: 15_000, encoding: 'utf8' }, (err, stdout) => {
-      // s_client exits non-zero on some verify failures; its output is still what we compare.
-      if (err && !stdout) reject(err);
-      else resolve({ stdout });
-    });
-    child.stdin?.end(input);
+/** `openssl s_client` against address:443 with SNI `name`, verifying the chain and the name. */
+function opensslView(address: string, name: string, caFile: string): Promise<SClientView> {
+  return sClientView({
+    connect: `${address}:443`,
+    servername: name,
+    verifyHostname: name,
+    caFile,
+    alpn: 'h2,http/1.1',
   });
 }
 
@@ -200,14 +130,7 @@ describe.skipIf(!openssl)('/api/tls agrees with openssl s_client', () => {
       expect(ours.connection.authorized).toBe(theirs.verifyCode === 0);
 
       expect(ours.chain.sent_count).toBe(theirs.certificates.length);
-      expect(
-        ours.chain.certificates.map((c) => ({
-          subject: c.subject,
-          issuer: c.issuer,
-          serial: c.serial,
-          fingerprint: c.fingerprint_sha256,
-        })),
-      ).toEqual(theirs.certificates);
+      expect(asCertificateViews(ours.chain.certificates)).toEqual(theirs.certificates);
       expect(ours.leaf.fingerprint_sha256).toBe(theirs.certificates[0]!.fingerprint);
     },
   );
