@@ -14,6 +14,7 @@ import type {
   InspectResult,
   IpGeoResult,
   IpPrivacyResult,
+  MailTlsResult,
   RdapResult,
   SpfResult,
   SubdomainsResult,
@@ -26,6 +27,7 @@ import { EmailView } from './results/email';
 import { GlobalDnsView } from './results/global-dns';
 import { InspectView } from './results/inspect';
 import { IpGeoView, IpPrivacyView } from './results/ip';
+import { MailTlsView } from './results/mail-tls';
 import { RdapView } from './results/rdap';
 import { SpfView } from './results/spf';
 import { SubdomainsView } from './results/subdomains';
@@ -119,6 +121,18 @@ export const TOOLS: readonly Tool[] = [
         }),
         (d) => <SpfView data={d} />,
       ),
+    ],
+  },
+  {
+    id: 'mail-tls',
+    label: 'Mail servers',
+    kinds: ['domain'],
+    slowNote:
+      'Talks SMTP to every MX host on port 25 (STARTTLS, certificate, DANE): a few seconds, longer when a server is slow to greet.',
+    parts: (t) => [
+      part<MailTlsResult>(`Mail servers · ${t.host}`, get('/api/mail-tls', { domain: t.host }), (d) => (
+        <MailTlsView data={d} />
+      )),
     ],
   },
   {

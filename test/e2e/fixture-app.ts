@@ -10,10 +10,14 @@
  * RDAP aggregator (google.com), a fake RIPEstat, the relay lists from
  * fixtures, a web site `www.inspect.test` on 127.0.0.x:80/443 with a test-CA
  * certificate for TLS and inspect (when ports 80/443 can be bound, that is
- * as root, as in CI), and, with `challenge`, the fake siteverify plus a fake
+ * as root, as in CI), two fake mail servers on 127.0.0.x:25 for the mail
+ * servers tool (mailtls.test: one host with a matching DANE record, one with a
+ * record left stale by a certificate change; also only as root), and, with `challenge`, the fake siteverify plus a fake
  * Turnstile widget script served from another origin (so the page's CSP is
  * exercised for real).
  */
+
+import { createHash, X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,10 +30,11 @@ import { buildApp } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config/index.js';
 import { startCrtsh } from '../fakes/crtsh.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
-import { DEFAULT_ZONES, type FakeZone, testZone } from '../fakes/dns-zones.js';
+import { DEFAULT_ZONES, type FakeRecord, type FakeZone, testZone } from '../fakes/dns-zones.js';
 import { startGlobalping } from '../fakes/globalping.js';
 import { type HttpTarget, startHttpTarget } from '../fakes/http-targets.js';
 import { type FakeUpstream, fixture, fixtureText, startFakeUpstream } from '../fakes/https-upstream.js';
+import { type FakeSmtpServer, startFakeSmtpServer } from '../fakes/smtp-server.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import {
   activeConfig,
@@ -50,6 +55,8 @@ export interface FixtureApp {
   siteverify: FakeSiteverify | undefined;
   /** The name of the web site for TLS and inspect, when its ports could be bound. */
   inspectHost: string | undefined;
+  /** The domain for the mail servers tool, when port 25 could be bound. */
+  mailDomain: string | undefined;
   /** How many times the fake widget script was fetched. */
   widgetLoads(): number;
   close(): Promise<void>;
@@ -182,6 +189,78 @@ function spfZones(): FakeZone[] {
   ];
 }
 
+/**
+ * mailtls.test for the mail servers tool: mx1 (preference 10) with a DANE-EE
+ * record of its key, mx2 (20) with the record of the key it had before a
+ * certificate change (DANE mismatch), the zone validated (AD) as DANE needs.
+ */
+export const MAIL_DOMAIN = 'mailtls.test';
+
+interface MailServers {
+  zone: FakeZone;
+  addresses: string[];
+  close(): Promise<void>;
+}
+
+/** A fake mail server for `name` on the first free 127.0.0.x:25, or undefined without root. */
+async function mailServer(
+  name: string,
+  taken: Set<string>,
+): Promise<{ server: FakeSmtpServer; certPem: string } | undefined> {
+  const cert = await (await getTestPki()).issue({ dnsNames: [name] });
+  for (let i = 0; i < 40; i++) {
+    const host = `127.0.0.${10 + ((process.pid * 7 + i) % 240)}`;
+    if (taken.has(host)) continue;
+    try {
+      const server = await startFakeSmtpServer({ cert, host, port: 25, hostname: name });
+      taken.add(host);
+      return { server, certPem: cert.certPem };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EACCES') return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** DANE-EE(3) SPKI(1) SHA2-256(1): the record most DANE mail servers publish. */
+function tlsa(host: string, certPem: string): FakeRecord {
+  const spki = new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' });
+  return {
+    name: `_25._tcp.${host}`,
+    type: 'TLSA',
+    data: { usage: 3, selector: 1, matchingType: 1, certificate: createHash('sha256').update(spki).digest() },
+  };
+}
+
+async function startMailServers(siteAddress: string | undefined): Promise<MailServers | undefined> {
+  const taken = new Set(siteAddress ? [siteAddress] : []);
+  const [name1, name2] = [`mx1.${MAIL_DOMAIN}`, `mx2.${MAIL_DOMAIN}`];
+  const mx1 = await mailServer(name1, taken);
+  const mx2 = mx1 && (await mailServer(name2, taken));
+  if (!mx1 || !mx2) {
+    await mx1?.server.close();
+    return undefined;
+  }
+  // The certificate mx2 had before the change its TLSA record was not updated for.
+  const before = await (await getTestPki()).issue({ dnsNames: [name2] });
+  return {
+    zone: testZone(
+      MAIL_DOMAIN,
+      [
+        { name: MAIL_DOMAIN, type: 'MX', data: { preference: 10, exchange: name1 } },
+        { name: MAIL_DOMAIN, type: 'MX', data: { preference: 20, exchange: name2 } },
+        { name: name1, type: 'A', data: mx1.server.host },
+        { name: name2, type: 'A', data: mx2.server.host },
+        tlsa(name1, mx1.certPem),
+        tlsa(name2, before.certPem),
+      ],
+      { ad: true },
+    ),
+    addresses: [mx1.server.host, mx2.server.host],
+    close: async () => void (await Promise.all([mx1.server.close(), mx2.server.close()])),
+  };
+}
+
 /** One answer per search, whichever spelling of `q` asks for it, as crt.sh does. */
 const CRTSH: Record<string, unknown[]> = {
   'example.com': fixture('ct/crtsh-scenario-example.com.json') as unknown[],
@@ -193,9 +272,15 @@ export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<Fix
   const ca = (await getTestPki()).caPem;
   const listDir = mkdtempSync(join(tmpdir(), 'netdiag-e2e-lists-'));
   const site = await startWebSite();
+  const mail = await startMailServers(site?.address);
   const [dns, crtsh, globalping, rdap, lists, ripestat] = await Promise.all([
     startFakeDnsServer({
-      zones: [...DEFAULT_ZONES, ...spfZones(), ...(site ? [inspectZone(site.address)] : [])],
+      zones: [
+        ...DEFAULT_ZONES,
+        ...spfZones(),
+        ...(site ? [inspectZone(site.address)] : []),
+        ...(mail ? [mail.zone] : []),
+      ],
     }),
     startCrtsh({ answers: CRTSH }),
     // First poll: still running; then finished, as a real measurement goes.
@@ -246,8 +331,11 @@ export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<Fix
     torExitListUrl: `${lists.url}/torbulkexitlist`,
     listCacheDir: listDir,
     ripestatUrl: ripestat.url,
-    // The web site's loopback address, and only it, is a permitted target (docs/architecture.md §3 escape hatch).
-    unsafeAllowTargetCidrs: site ? [`${site.address}/32`] : [],
+    // The web site's and mail servers' loopback addresses, and only they, are permitted targets
+    // (docs/architecture.md §3 escape hatch).
+    unsafeAllowTargetCidrs: [site?.address, ...(mail?.addresses ?? [])]
+      .filter((a): a is string => a !== undefined)
+      .map((a) => `${a}/32`),
     ...(siteverify && widget ? activeConfig(siteverify, { turnstileScriptUrl: widget.url }) : {}),
     providerTimeoutMs: 3000,
     // Roomy limits: a browser test makes many calls; the 429 test sets its own.
@@ -265,10 +353,11 @@ export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<Fix
     dns,
     siteverify,
     inspectHost: site ? INSPECT_HOST : undefined,
+    mailDomain: mail ? MAIL_DOMAIN : undefined,
     widgetLoads: () => widget?.loads() ?? 0,
     close: async () => {
       await app.close();
-      await Promise.all([dns.close(), site?.close(), ...upstreams.map((u) => u.close())]);
+      await Promise.all([dns.close(), site?.close(), mail?.close(), ...upstreams.map((u) => u.close())]);
       if (widget) await new Promise<void>((resolve) => widget.server.close(() => resolve()));
       rmSync(listDir, { recursive: true, force: true });
     },

@@ -239,6 +239,66 @@ describe.skipIf(!found)('the site in Chromium', () => {
       await context.close();
     });
 
+    // Issue 20: "on the site (a "Mail servers" tool, one card per MX host)".
+    it('Mail servers: the domain status large, one card per MX host, a valid and a stale DANE record', {
+      timeout: 60_000,
+    }, async () => {
+      if (!fx.mailDomain) {
+        console.warn('e2e: mail servers not rendered: port 25 needs root');
+        return;
+      }
+      const { context, page, problems } = await open(fx, '/');
+      await page.getByLabel('Domain, hostname, URL or IP address').fill(fx.mailDomain);
+      await page.getByRole('button', { name: 'Mail servers' }).click();
+
+      const status = page.locator('.mail-verdict .mail-result');
+      await status.waitFor({ timeout: 30_000 });
+      // mx2's TLSA record names the key it had before: a DANE sender would not deliver there.
+      expect(await status.textContent()).toBe('fail');
+      expect(new URL(page.url()).search).toBe(`?q=${fx.mailDomain}&tool=mail-tls`);
+      expect(await page.locator('.mail-verdict').textContent()).not.toBe('fail');
+
+      const hosts = page.locator('article.mx-host');
+      expect(await hosts.count()).toBe(2);
+      const [mx1, mx2] = [hosts.nth(0), hosts.nth(1)];
+      expect(await mx1.locator('h4').textContent()).toBe(`mx1.${fx.mailDomain}`);
+      expect(await mx1.locator('.mx-host-head').textContent()).toContain('preference 10');
+      expect(await mx1.locator('.mx-host-head .mail-badge').textContent()).toBe('pass');
+      expect(await mx1.locator('.dane > p .badge').first().textContent()).toBe('DANE valid');
+      expect(await mx1.locator('.dane-records li').first().textContent()).toContain(
+        'DANE-EE(3) SPKI(1) SHA2-256(1)',
+      );
+      expect(await mx2.locator('h4').textContent()).toBe(`mx2.${fx.mailDomain}`);
+      expect(await mx2.locator('.mx-host-head .mail-badge').textContent()).toBe('fail');
+      expect(await mx2.locator('.dane > p .badge').first().textContent()).toBe('DANE mismatch');
+      expect(await mx2.locator('.dane-records li .badge').first().textContent()).toBe('mismatch');
+
+      // Each address: its SMTP session and the certificate as the TLS tool draws it.
+      const fact = (host: typeof mx1, name: string) =>
+        host.locator('.mx-address .facts > div', { hasText: name }).first().locator('dd');
+      expect(await fact(mx1, 'STARTTLS offered').textContent()).toBe('yes');
+      expect(await fact(mx1, 'Banner').textContent()).toMatch(/^220 /);
+      expect(await fact(mx1, 'Timings').textContent()).toMatch(/^connect .+ · ehlo after tls /);
+      expect(await mx1.locator('.mx-tls .cert-head .big').textContent()).toBe(`mx1.${fx.mailDomain}`);
+      expect(await page.locator('.attribution').textContent()).toContain('Source: ');
+
+      const badgeColour = (i: number) =>
+        page.evaluate<string>(
+          `getComputedStyle(document.querySelectorAll("article.mx-host .mx-host-head .mail-badge")[${i}]).color`,
+        );
+      expect(await badgeColour(0)).not.toBe(await badgeColour(1));
+      await shot(page, 'tool-mail-tls.png');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await shot(page, 'tool-mail-tls-dark.png');
+      await page.setViewportSize(PHONE);
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+        PHONE.width,
+      );
+      await shot(page, 'tool-mail-tls-phone.png');
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
     // Issue 16: /docs had no CSP; the one it has now must not break Swagger UI itself.
     it('renders the API docs under their CSP, with no violation', async () => {
       const { context, page, problems } = await open(fx, '/docs/');

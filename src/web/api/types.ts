@@ -45,6 +45,14 @@ export type SpfResult = Ok<'/api/spf'>;
 /** One of RFC 7208 §2.6's results: pass, fail, softfail, neutral, none, temperror, permerror. */
 export type SpfResultName = SpfResult['result'];
 export type SpfTraceEntry = SpfResult['trace'][number];
+export type MailTlsResult = Ok<'/api/mail-tls'>;
+/** pass, warn, fail, unreachable, refused (private address, not contacted), no_mail (null MX). */
+export type MailTlsStatus = MailTlsResult['status'];
+export type MailTlsHost = MailTlsResult['hosts'][number];
+export type MailTlsAddress = MailTlsHost['addresses'][number];
+export type MailTlsDane = NonNullable<MailTlsHost['dane']>;
+/** A finding with the RFC it comes from, as /api/email-security and /api/mail-tls give them. */
+export type MailFinding = MailTlsResult['findings'][number];
 export type RdapResult = Ok<'/api/rdap'>;
 export type TlsResult = Ok<'/api/tls'>;
 /** The live certificate evidence; /api/inspect embeds the same object (with a status). */

@@ -1,4 +1,4 @@
-import type { EmailCheck, EmailResult } from '../api/types';
+import type { EmailCheck, EmailResult, MailFinding } from '../api/types';
 import { Badge, Note, Section, type Tone } from '../ui/common';
 
 const CHECK_NAMES: Record<EmailCheck['id'], string> = {
@@ -50,6 +50,23 @@ function Gauge({ score, grade }: { score: number; grade: EmailResult['grade'] })
   );
 }
 
+const SEVERITY_TONE: Record<MailFinding['severity'], Tone> = { error: 'bad', warning: 'warn', info: 'info' };
+
+/** Findings with the RFC each comes from (the e-mail grade's checks, the mail servers' hosts). */
+export function MailFindings({ findings }: { findings: readonly MailFinding[] }) {
+  if (findings.length === 0) return null;
+  return (
+    <ul class="findings">
+      {findings.map((f, i) => (
+        <li key={i}>
+          <Badge tone={SEVERITY_TONE[f.severity]}>{f.severity}</Badge> {f.message}{' '}
+          <span class="muted">({f.rfc})</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function CheckRow({ check }: { check: EmailCheck }) {
   const s = STATUS[check.status];
   const hasMore = check.record !== undefined || check.findings.length > 0 || check.breakdown.length > 0;
@@ -67,18 +84,7 @@ function CheckRow({ check }: { check: EmailCheck }) {
       </summary>
       <div class="check-body">
         {check.record !== undefined && <pre class="record">{check.record}</pre>}
-        {check.findings.length > 0 && (
-          <ul class="findings">
-            {check.findings.map((f, i) => (
-              <li key={i}>
-                <Badge tone={f.severity === 'error' ? 'bad' : f.severity === 'warning' ? 'warn' : 'info'}>
-                  {f.severity}
-                </Badge>{' '}
-                {f.message} <span class="muted">({f.rfc})</span>
-              </li>
-            ))}
-          </ul>
-        )}
+        <MailFindings findings={check.findings} />
         {check.breakdown.length > 0 && (
           <table class="breakdown">
             <caption class="visually-hidden">Scoring rules for {CHECK_NAMES[check.id]}</caption>

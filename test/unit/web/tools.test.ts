@@ -43,3 +43,26 @@ describe('the SPF check tool', () => {
     expect(toolFor('domain', 'spf').id).toBe('dns');
   });
 });
+
+describe('the mail servers tool', () => {
+  const mailTls = toolById('mail-tls');
+
+  it('asks /api/mail-tls about the domain in the box, the host of a URL or address', () => {
+    const [part] = mailTls.parts(parseTarget('alice@mail.example.test')!, {
+      ...EMPTY_STATE,
+      tool: 'mail-tls',
+    });
+    expect(part?.call).toEqual({
+      method: 'GET',
+      path: '/api/mail-tls',
+      query: { domain: 'mail.example.test' },
+    });
+    expect(part?.title).toBe('Mail servers · mail.example.test');
+    expect(mailTls.label).toBe('Mail servers');
+  });
+
+  it('is for domains only: an address in the box gets the address default', () => {
+    expect(toolFor('domain', 'mail-tls').id).toBe('mail-tls');
+    expect(toolFor('ip', 'mail-tls').id).toBe('ip');
+  });
+});

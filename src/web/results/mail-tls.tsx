@@ -1,0 +1,214 @@
+/**
+ * The mail servers themselves: the domain's verdict large in its colour, then
+ * one card per MX host with each address's SMTP session, its certificate (as
+ * the TLS tool draws it), DANE and the MTA-STS verdict for the host.
+ */
+import type { MailTlsAddress, MailTlsDane, MailTlsHost, MailTlsResult, MailTlsStatus } from '../api/types';
+import { formatDateTime, formatMs, plural } from '../format';
+import { Badge, Facts, Mono, Note, Section, type Tone } from '../ui/common';
+import { MailFindings } from './email';
+import { TlsEvidenceView } from './tls';
+
+/** What a status means for mail, as the schema defines it; the colour is the `mail-<status>` class. */
+const STATUS_LABEL: Record<MailTlsStatus, string> = {
+  pass: 'pass',
+  warn: 'warn',
+  fail: 'fail',
+  unreachable: 'unreachable',
+  refused: 'refused',
+  no_mail: 'no mail',
+};
+
+/** A status in its colour, as the verdict above the hosts shows it. */
+export function MailStatus({ status }: { status: MailTlsStatus }) {
+  return <span class={`badge mail-badge mail-${status}`}>{STATUS_LABEL[status]}</span>;
+}
+
+/** Only `valid` authenticates; `mismatch` and `error` stop DANE senders; the rest are weaknesses or absence. */
+const DANE_TONE: Record<MailTlsDane['verdict'], Tone> = {
+  valid: 'ok',
+  mismatch: 'bad',
+  unusable: 'warn',
+  unchecked: 'muted',
+  insecure: 'warn',
+  none: 'muted',
+  error: 'bad',
+};
+
+const RECORD_TONE: Record<MailTlsDane['records'][number]['result'], Tone> = {
+  match: 'ok',
+  mismatch: 'bad',
+  unusable: 'warn',
+  unchecked: 'muted',
+};
+
+const MX_STATE: Record<Exclude<MailTlsResult['mx']['state'], 'present'>, string> = {
+  implicit: 'none published: the domain itself is the mail host (RFC 5321 §5.1)',
+  null_mx: 'null MX: the domain accepts no mail (RFC 7505)',
+  nxdomain: 'the domain does not exist',
+  no_address: 'neither an MX nor an address',
+};
+
+function yesNo(value: boolean | null | undefined): string | null {
+  return value === null || value === undefined ? null : value ? 'yes' : 'no';
+}
+
+function Dane({ dane }: { dane: MailTlsDane }) {
+  return (
+    <div class="dane">
+      <p>
+        <Badge tone={DANE_TONE[dane.verdict]}>DANE {dane.verdict}</Badge> {dane.summary}
+      </p>
+      {dane.records.length > 0 && (
+        <ul class="dane-records">
+          {dane.records.map((r, i) => (
+            <li key={i}>
+              <Badge tone={RECORD_TONE[r.result]}>{r.result}</Badge> <Mono>{r.meaning}</Mono>
+              {r.matched !== null && <span class="muted"> — matches certificate {r.matched} as sent</span>}
+              {(r.reason ?? r.problem) && <span class="muted"> — {r.reason ?? r.problem}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+      <p class="muted">
+        TLSA at <Mono>{dane.tlsa_name}</Mono>
+        {dane.validated === true && ' (DNSSEC-validated)'}
+        {dane.validated === false && ' (not DNSSEC-validated)'}
+      </p>
+    </div>
+  );
+}
+
+function Address({ address: a, showDane }: { address: MailTlsAddress; showDane: boolean }) {
+  const { smtp } = a;
+  const banner = smtp?.banner;
+  return (
+    <section class="mx-address">
+      <h5>
+        <Mono>{a.address}</Mono> <span class="muted">IPv{a.family}</span> <MailStatus status={a.status} />
+      </h5>
+      {a.refused_reason && <p class="muted">Not contacted: {a.refused_reason}</p>}
+      {smtp?.failure && (
+        <p class="error-text">
+          Stopped at {smtp.failure.stage} ({smtp.failure.kind}): {smtp.failure.message}
+        </p>
+      )}
+      <Facts
+        rows={[
+          [
+            'Banner',
+            banner ? (
+              <Mono>
+                {banner.code} {banner.lines.join(' / ')}
+              </Mono>
+            ) : null,
+          ],
+          ['STARTTLS offered', yesNo(smtp?.starttls_offered)],
+          [
+            'Extensions',
+            smtp?.ehlo_extensions.length ? (
+              <span class="mono break">{smtp.ehlo_extensions.join(' ')}</span>
+            ) : null,
+          ],
+          [
+            'Timings',
+            smtp?.timings.length ? smtp.timings.map((t) => `${t.stage} ${formatMs(t.ms)}`).join(' · ') : null,
+          ],
+          ['PTR', a.ptr.length ? <span class="mono break">{a.ptr.join(', ')}</span> : a.smtp ? 'none' : null],
+          [
+            'FCrDNS',
+            a.fcrdns === null ? null : (
+              <Badge tone={a.fcrdns ? 'ok' : 'warn'}>
+                {a.fcrdns ? 'resolves back' : 'does not resolve back'}
+              </Badge>
+            ),
+          ],
+          [
+            'DANE',
+            showDane && a.dane ? <Badge tone={DANE_TONE[a.dane.verdict]}>{a.dane.verdict}</Badge> : null,
+          ],
+        ]}
+      />
+      {a.tls && (
+        <div class="mx-tls">
+          <TlsEvidenceView tls={a.tls} />
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Host({ host: h }: { host: MailTlsHost }) {
+  const sts = h.mta_sts;
+  // The host's DANE is its addresses' worst; name each address's only when they differ.
+  const verdicts = new Set(h.addresses.map((a) => a.dane?.verdict));
+  return (
+    <article class={`mx-host mail-${h.status}`}>
+      <header class="mx-host-head">
+        <h4>
+          <Mono>{h.host}</Mono>
+        </h4>
+        <span class="muted">{h.preference === null ? 'implicit MX' : `preference ${h.preference}`}</span>
+        <MailStatus status={h.status} />
+      </header>
+      <MailFindings findings={h.findings} />
+      {h.dane && <Dane dane={h.dane} />}
+      {sts.mode && sts.mode !== 'none' && (
+        <p class="mx-sts">
+          MTA-STS ({sts.mode}):{' '}
+          <Badge tone={sts.matches_policy ? 'ok' : 'bad'}>
+            {sts.matches_policy ? 'matches the policy' : 'not in the policy'}
+          </Badge>{' '}
+          {sts.deliverable !== null && (
+            <Badge tone={sts.deliverable ? 'ok' : 'bad'}>
+              {sts.deliverable ? 'a sender would deliver' : 'a sender would not deliver'}
+            </Badge>
+          )}
+        </p>
+      )}
+      {h.addresses.length === 0 && <p class="muted">No address to test.</p>}
+      {h.addresses.map((a) => (
+        <Address key={a.address} address={a} showDane={verdicts.size > 1} />
+      ))}
+    </article>
+  );
+}
+
+export function MailTlsView({ data }: { data: MailTlsResult }) {
+  const sts = data.mta_sts;
+  return (
+    <>
+      <div class={`mail-verdict mail-${data.status}`}>
+        <p class="mail-result">{STATUS_LABEL[data.status]}</p>
+        <p>{data.summary}</p>
+      </div>
+      <MailFindings findings={data.findings} />
+      <Facts
+        rows={[
+          [
+            'MX',
+            data.mx.state === 'present'
+              ? `${plural(data.mx.hosts, 'host')} published${data.mx.hosts > data.hosts.length ? `, the first ${data.hosts.length} tested` : ''}`
+              : MX_STATE[data.mx.state],
+          ],
+          ['MTA-STS', sts.mode ?? (sts.state === 'none' ? 'no policy' : sts.state)],
+          ['Policy mx', sts.mx.length ? <span class="mono break">{sts.mx.join(', ')}</span> : null],
+          ['HELO name', <Mono>{data.helo_name}</Mono>],
+        ]}
+      />
+      {data.hosts.length > 0 && (
+        <Section title="Mail servers">
+          <div class="mx-hosts">
+            {data.hosts.map((h) => (
+              <Host key={h.host} host={h} />
+            ))}
+          </div>
+        </Section>
+      )}
+      <Note>
+        Checked {formatDateTime(data.checked_at)}. Each address gets an SMTP session on port 25 up to STARTTLS
+        and a second EHLO; no mail is ever attempted.
+      </Note>
+    </>
+  );
+}
