@@ -197,7 +197,8 @@ function spfZones(): FakeZone[] {
 export const MAIL_DOMAIN = 'mailtls.test';
 
 interface MailServers {
-  zone: FakeZone;
+  /** The mail domain, and the reverse zone of the servers' addresses (PTR, so FCrDNS has an answer). */
+  zones: FakeZone[];
   addresses: string[];
   close(): Promise<void>;
 }
@@ -243,19 +244,27 @@ async function startMailServers(siteAddress: string | undefined): Promise<MailSe
   }
   // The certificate mx2 had before the change its TLSA record was not updated for.
   const before = await (await getTestPki()).issue({ dnsNames: [name2] });
+  const ptr = (address: string, name: string): FakeRecord => ({
+    name: `${address.split('.').reverse().join('.')}.in-addr.arpa`,
+    type: 'PTR',
+    data: name,
+  });
   return {
-    zone: testZone(
-      MAIL_DOMAIN,
-      [
-        { name: MAIL_DOMAIN, type: 'MX', data: { preference: 10, exchange: name1 } },
-        { name: MAIL_DOMAIN, type: 'MX', data: { preference: 20, exchange: name2 } },
-        { name: name1, type: 'A', data: mx1.server.host },
-        { name: name2, type: 'A', data: mx2.server.host },
-        tlsa(name1, mx1.certPem),
-        tlsa(name2, before.certPem),
-      ],
-      { ad: true },
-    ),
+    zones: [
+      testZone('127.in-addr.arpa', [ptr(mx1.server.host, name1), ptr(mx2.server.host, name2)]),
+      testZone(
+        MAIL_DOMAIN,
+        [
+          { name: MAIL_DOMAIN, type: 'MX', data: { preference: 10, exchange: name1 } },
+          { name: MAIL_DOMAIN, type: 'MX', data: { preference: 20, exchange: name2 } },
+          { name: name1, type: 'A', data: mx1.server.host },
+          { name: name2, type: 'A', data: mx2.server.host },
+          tlsa(name1, mx1.certPem),
+          tlsa(name2, before.certPem),
+        ],
+        { ad: true },
+      ),
+    ],
     addresses: [mx1.server.host, mx2.server.host],
     close: async () => void (await Promise.all([mx1.server.close(), mx2.server.close()])),
   };
@@ -279,7 +288,7 @@ export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<Fix
         ...DEFAULT_ZONES,
         ...spfZones(),
         ...(site ? [inspectZone(site.address)] : []),
-        ...(mail ? [mail.zone] : []),
+        ...(mail ? mail.zones : []),
       ],
     }),
     startCrtsh({ answers: CRTSH }),
