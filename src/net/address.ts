@@ -309,6 +309,11 @@ function unmap(c: Cidr): Cidr {
 }
 const MAPPED_PREFIX = Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff);
 
+/** An address's bytes, an IPv4-mapped IPv6 address (::ffff:a.b.c.d) as its IPv4 bytes. */
+export function unmapIp(bytes: Uint8Array): Uint8Array {
+  return unmap({ bytes, bits: bytes.length * 8 }).bytes;
+}
+
 /**
  * Whether `ip` lies inside one of `cidrs` (the operator's
  * UNSAFE_ALLOW_TARGET_CIDRS). An IPv4-mapped address matches IPv4 CIDRs: it

@@ -9,11 +9,13 @@
  *
  *   const res = await ctx.outbound.fetch('https://example.com/', { maxRedirects: 0 });
  *   const hs = await ctx.outbound.observeTlsHandshake('example.com', { port: 443 });
+ *   const mx = await ctx.outbound.probeSmtpStarttls('192.0.2.25', { servername: 'mx.example.com', heloName });
  *
  * Operator-configured upstreams (rdap.org, crt.sh, ...) use providers/http-client.ts instead.
  */
 import { type AddressResolver, type ResolvedTarget, resolveTarget } from './resolve-target.js';
 import { type SafeFetchOptions, type SafeFetchResult, safeFetch } from './safe-http.js';
+import { probeSmtpStarttls, type SmtpProbe, type SmtpProbeOptions } from './smtp-starttls.js';
 import { type ObservedHandshake, type ObserveOptions, observeTlsHandshake } from './tls-handshake.js';
 
 export interface OutboundOptions {
@@ -48,9 +50,12 @@ export class Outbound {
     return observeTlsHandshake(host, { ...this.#wired(), timeoutMs: this.#opts.timeoutMs, ...opts });
   }
 
-  /** What a caller connecting by other means (the SMTP STARTTLS probe) needs from this wiring. */
-  probeOptions(): { resolver: AddressResolver; allowCidrs: readonly string[]; ca?: string | string[] } {
-    return this.#wired();
+  /** One SMTP STARTTLS session with port 25 of an address; see net/smtp-starttls.ts. */
+  probeSmtpStarttls(
+    address: string,
+    opts: Omit<SmtpProbeOptions, Wired | 'timeoutMs'> & { timeoutMs?: number },
+  ): Promise<SmtpProbe> {
+    return probeSmtpStarttls(address, { ...this.#wired(), timeoutMs: this.#opts.timeoutMs, ...opts });
   }
 
   /** The checked addresses of a host, without connecting (a 400 when none may be used). */

@@ -158,10 +158,6 @@ export async function checkEmailSecurity(
     bimi,
     dnssec,
   });
-  const source = stats.source ?? {
-    name: stats.providersTried[0]?.name ?? 'none',
-    id: stats.providersTried[0]?.id ?? 'none',
-  };
   return {
     domain,
     score: score.score,
@@ -182,9 +178,7 @@ export async function checkEmailSecurity(
     recommendations: recommend({ domain, exists, score, mx, spf, dmarc, dkim, mtaSts, tlsRpt, bimi, dnssec }),
     dns_queries: stats.queries,
     checked_at: new Date(deps.clock()).toISOString(),
-    source: source.name,
-    source_id: source.id,
-    providers_tried: stats.providersTried,
+    ...dns.attribution(),
   };
 }
 

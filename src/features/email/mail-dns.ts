@@ -7,6 +7,8 @@
  * response's attribution.
  */
 import { AppError } from '../../errors.js';
+import { parseIp } from '../../net/address.js';
+import { reverseName } from '../../net/names.js';
 import { InvalidDnsNameError } from '../../providers/dns/names.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
 import type { DnsAnswer, DnsRecordType } from '../../providers/dns/types.js';
@@ -147,4 +149,32 @@ export function createMailDns(resolver: Pick<DnsResolver, 'resolve'>, signal?: A
 function describeFailure(err: AppError): string {
   const last = err.providersTried?.at(-1);
   return last?.error ?? err.message;
+}
+
+/**
+ * The PTR names of `address` (the first `limit`) and those among them whose
+ * addresses of its family include it: SPF's validated names (RFC 7208 §5.5)
+ * and forward-confirmed reverse DNS alike. Undefined when the PTR lookup
+ * itself failed; a failed forward lookup only leaves that name unconfirmed.
+ */
+export async function reverseNames(
+  dns: MailDns,
+  address: string,
+  limit: number,
+): Promise<{ names: string[]; confirmed: string[] } | undefined> {
+  const bytes = parseIp(address);
+  if (!bytes) return undefined;
+  const ptr = await dns.ptr(reverseName(address));
+  if (ptr.kind !== 'answer') return undefined;
+  const names = ptr.records.slice(0, limit);
+  const same = (text: string) => {
+    const other = parseIp(text);
+    return other?.length === bytes.length && other.every((b, i) => b === bytes[i]);
+  };
+  const forward = await Promise.all(names.map((n) => (bytes.length === 4 ? dns.a(n) : dns.aaaa(n))));
+  const confirmed = names.filter((_, i) => {
+    const answer = forward[i]!;
+    return answer.kind === 'answer' && answer.records.some(same);
+  });
+  return { names, confirmed };
 }

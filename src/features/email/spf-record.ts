@@ -253,6 +253,11 @@ export function macroStringError(value: string): string | undefined {
 // RFC 7208 §7.1: toplabel = ( *alphanum ALPHA *alphanum ) / ( 1*alphanum "-" *( alphanum / "-" ) alphanum ).
 const TOPLABEL = /^(?:[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*|[A-Za-z0-9]+-[A-Za-z0-9-]*[A-Za-z0-9])$/;
 
+/** A valid last label of a domain-spec or <domain> (RFC 7208 §7.1): not all digits, no dash at an end. */
+export function isTopLabel(label: string): boolean {
+  return TOPLABEL.test(label);
+}
+
 /** domain-spec = macro-string domain-end (RFC 7208 §7.1, §4.8); undefined when valid. */
 export function domainSpecError(spec: string): string | undefined {
   if (spec === '') return 'is empty';
@@ -262,7 +267,7 @@ export function domainSpecError(spec: string): string | undefined {
     const name = spec.endsWith('.') ? spec.slice(0, -1) : spec;
     const dot = name.lastIndexOf('.');
     if (dot < 0) return `"${spec}" is not a fully qualified domain name`;
-    if (!TOPLABEL.test(name.slice(dot + 1))) return `"${spec}" does not end in a valid top-level label`;
+    if (!isTopLabel(name.slice(dot + 1))) return `"${spec}" does not end in a valid top-level label`;
   }
   if (!hasMacros(spec)) {
     const name = spec.endsWith('.') ? spec.slice(0, -1) : spec;

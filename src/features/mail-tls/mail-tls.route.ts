@@ -19,7 +19,6 @@ export default async function mailTlsRoutes(base: FastifyInstance, { ctx }: { ct
     fetcher: createSafeFetcher(ctx.outbound),
     loader: ctx.loader,
     clock: ctx.clock,
-    probe: ctx.outbound.probeOptions(),
     heloName: config.smtpHeloName,
     enabled: config.mailTlsEnabled,
     timeoutMs: config.providerTimeoutMs * SESSION_TIMEOUTS,

@@ -14,11 +14,11 @@
 import type { CachedLoader } from '../../cache/cached.js';
 import { AppError } from '../../errors.js';
 import { UnsafeTargetError } from '../../net/errors.js';
-import { normalizeDomain, reverseName } from '../../net/names.js';
+import { normalizeDomain } from '../../net/names.js';
 import type { Outbound } from '../../net/outbound.js';
-import { probeSmtpStarttls, type SmtpProbe } from '../../net/smtp-starttls.js';
+import { SMTP_PORT, type SmtpProbe } from '../../net/smtp-starttls.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
-import { createMailDns, type TrackedMailDns } from '../email/mail-dns.js';
+import { createMailDns, reverseNames, type TrackedMailDns } from '../email/mail-dns.js';
 import {
   evaluateMtaSts,
   MTA_STS_MAX_BYTES,
@@ -27,9 +27,11 @@ import {
   parseMtaStsRecord,
   policyUrl,
 } from '../email/mta-sts.js';
+import { sortMx } from '../email/mx.js';
 import type { ResourceFetcher } from '../email/resource-fetcher.js';
 import { smtpTlsaName } from '../email/tlsa.js';
-import { type Finding, finding, type MxRecord } from '../email/types.js';
+import { type Finding, finding } from '../email/types.js';
+import { NAMES_PER_LOOKUP_LIMIT } from '../spf/spf-types.js';
 import { CertificateParseError } from '../tls/certificate.js';
 import type { TlsEvidence } from '../tls/tls.schema.js';
 import { sentList, tlsEvidence } from '../tls/tls.service.js';
@@ -57,24 +59,16 @@ export const MAX_MX_HOSTS = 10;
 
 export interface MailTlsDeps {
   dns: Pick<DnsResolver, 'resolve'>;
-  outbound: Pick<Outbound, 'resolve'>;
+  outbound: Pick<Outbound, 'probeSmtpStarttls'>;
   fetcher: ResourceFetcher;
   loader: Pick<CachedLoader, 'load'>;
   clock: () => number;
-  /** What the probe needs besides the address: resolver, allow-list, CA (from the app's outbound wiring). */
-  probe: {
-    resolver: Parameters<typeof probeSmtpStarttls>[1]['resolver'];
-    allowCidrs: readonly string[];
-    ca?: string | string[];
-  };
   heloName: string;
   enabled: boolean;
   /** Deadline of one SMTP session up to the end of the handshake. */
   timeoutMs: number;
   /** Deadline of the TCP connect alone: where port 25 is blocked, the answer must come quickly. */
   connectTimeoutMs: number;
-  /** Port 25 in production; tests move it only here. */
-  port?: number;
 }
 
 export async function lookupMailTls(
@@ -221,10 +215,6 @@ function stsView(sts: MtaStsEvaluation): MailTlsResponse['mta_sts'] {
   return { mode: sts.policy?.mode ?? null, mx: sts.policy?.mx ?? [], state: sts.state };
 }
 
-function sortMx(records: MxRecord[]): MxRecord[] {
-  return [...records].sort((a, b) => a.priority - b.priority || a.exchange.localeCompare(b.exchange));
-}
-
 async function testHost(
   deps: MailTlsDeps,
   dns: TrackedMailDns,
@@ -301,13 +291,11 @@ async function testAddress(
   const ptrPromise = forwardConfirmed(dns, address);
   let probe: SmtpProbe;
   try {
-    probe = await probeSmtpStarttls(address, {
-      ...deps.probe,
+    probe = await deps.outbound.probeSmtpStarttls(address, {
       servername: host,
       heloName: deps.heloName,
       timeoutMs: deps.timeoutMs,
       connectTimeoutMs: deps.connectTimeoutMs,
-      ...(deps.port ? { port: deps.port } : {}),
     });
   } catch (err) {
     if (!(err instanceof UnsafeTargetError)) throw err;
@@ -324,16 +312,17 @@ async function testAddress(
       dane: null,
     };
   }
+  // DANE matches the certificates as the server sent them (RFC 7672 §3.1); Node's reconstruction only when unreadable.
+  const sent = probe.handshake ? sentList(probe.handshake) : undefined;
+  const chain = probe.handshake ? (sent ?? probe.handshake.peerChain) : undefined;
   let tls: TlsEvidence | null = null;
   if (probe.handshake && probe.handshake.peerChain.length > 0) {
     try {
-      tls = tlsEvidence(probe.handshake, { host, port: 25, sni: host, now: now() });
+      tls = tlsEvidence(probe.handshake, { host, port: SMTP_PORT, sni: host, now: now() }, sent);
     } catch (err) {
       if (!(err instanceof CertificateParseError)) throw err;
     }
   }
-  // DANE matches the certificates as the server sent them (RFC 7672 §3.1); Node's reconstruction only when unreadable.
-  const chain = probe.handshake ? (sentList(probe.handshake) ?? probe.handshake.peerChain) : undefined;
   const dane = evaluateDane({ host, tlsa, chain, now: now() });
   const { ptr, fcrdns } = await ptrPromise;
   return {
@@ -355,20 +344,11 @@ async function testAddress(
   };
 }
 
-/** PTR names of the address, and whether one of them resolves back to it (FCrDNS). */
+/** PTR names of the address, and whether one of them resolves back to it (FCrDNS); null when the PTR lookup failed. */
 async function forwardConfirmed(
   dns: TrackedMailDns,
   address: string,
 ): Promise<{ ptr: string[]; fcrdns: boolean | null }> {
-  const ptr = await dns.ptr(reverseName(address));
-  if (ptr.kind !== 'answer') return { ptr: [], fcrdns: null };
-  const names = ptr.records.slice(0, 5);
-  if (names.length === 0) return { ptr: [], fcrdns: false };
-  const v6 = address.includes(':');
-  const back = await Promise.all(names.map((n) => (v6 ? dns.aaaa(n) : dns.a(n))));
-  const norm = (x: string) => x.toLowerCase();
-  return {
-    ptr: names,
-    fcrdns: back.some((b) => b.kind === 'answer' && b.records.some((r) => norm(r) === norm(address))),
-  };
+  const found = await reverseNames(dns, address, NAMES_PER_LOOKUP_LIMIT);
+  return found ? { ptr: found.names, fcrdns: found.confirmed.length > 0 } : { ptr: [], fcrdns: null };
 }

@@ -15,9 +15,11 @@
  * trace, the validated PTR names shared by `ptr` and %{p}); split by
  * mechanism, that state would be handed around instead of held.
  */
-import { reverseName } from '../../net/names.js';
+
+import { reverseNames } from '../email/mail-dns.js';
 import {
   isSpfRecord,
+  isTopLabel,
   parseSpfRecord,
   type SpfMechanism,
   type SpfModifier,
@@ -28,7 +30,6 @@ import {
   expandMacros,
   inNetwork,
   type MacroValues,
-  type SpfIp,
   tokenizeMacroString,
   truncateExpandedName,
 } from './macros.js';
@@ -515,20 +516,9 @@ class Evaluation {
    * when one of its addresses is <ip>. Lookup failures only drop names.
    */
   private validatedNames(): Promise<string[]> {
-    this.validated ??= (async () => {
-      const ptr = await this.dns.ptr(reverseName(this.input.ip.address));
-      if (ptr.kind !== 'answer') return [];
-      const names = ptr.records.slice(0, NAMES_PER_LOOKUP_LIMIT);
-      const checks = await Promise.all(
-        names.map(async (name) => {
-          const answer = await this.addresses(name);
-          return answer.kind === 'answer' && answer.records.some((a) => sameAddress(a, this.input.ip))
-            ? name
-            : undefined;
-        }),
-      );
-      return checks.filter((n): n is string => n !== undefined);
-    })();
+    this.validated ??= reverseNames(this.dns, this.input.ip.address, NAMES_PER_LOOKUP_LIMIT).then(
+      (found) => found?.confirmed ?? [],
+    );
     return this.validated;
   }
 }
@@ -539,9 +529,6 @@ function pickValidated(names: string[], domain: string): string {
   return names.find((n) => n === d) ?? names.find((n) => n.endsWith(`.${d}`)) ?? names[0] ?? 'unknown';
 }
 
-// RFC 7208 §7.1: toplabel = ( *alphanum ALPHA *alphanum ) / ( 1*alphanum "-" *( alphanum / "-" ) alphanum ).
-const TOPLABEL = /^(?:[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*|[A-Za-z0-9]+-[A-Za-z0-9-]*[A-Za-z0-9])$/;
-
 /** Why a <domain> is malformed for check_host (§4.3), or undefined. */
 function domainProblem(domain: string): string | undefined {
   if (domain === '') return 'empty';
@@ -550,12 +537,8 @@ function domainProblem(domain: string): string | undefined {
   if (labels.length < 2) return 'not a multi-label domain name';
   if (labels.some((l) => l === '')) return 'it has an empty label';
   if (labels.some((l) => l.length > 63)) return 'it has a label longer than 63 characters';
-  if (!TOPLABEL.test(labels.at(-1)!)) return 'it does not end in a valid top-level label';
+  if (!isTopLabel(labels.at(-1)!)) return 'it does not end in a valid top-level label';
   return undefined;
-}
-
-function sameAddress(text: string, ip: SpfIp): boolean {
-  return inNetwork(ip, text, ip.family === 4 ? 32 : 128);
 }
 
 function list(items: readonly string[]): string {

@@ -5,7 +5,7 @@
  * expand. Explanation text (§6.2) is the same language plus spaces and the
  * letters c, r and t.
  */
-import { formatIp, matches, parseIp } from '../../net/address.js';
+import { formatIp, matches, parseIp, unmapIp } from '../../net/address.js';
 
 export type MacroToken =
   | { kind: 'literal'; text: string }
@@ -102,13 +102,11 @@ export interface SpfIp {
   bytes: Uint8Array;
 }
 
-const MAPPED_PREFIX = Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff);
-
 /** Parses an address strictly; an IPv4-mapped IPv6 address is its IPv4 address (RFC 7208 §5). */
 export function parseSpfIp(text: string): SpfIp | undefined {
-  let bytes = parseIp(text);
-  if (!bytes) return undefined;
-  if (bytes.length === 16 && matches(MAPPED_PREFIX, 96, bytes)) bytes = bytes.slice(12);
+  const parsed = parseIp(text);
+  if (!parsed) return undefined;
+  const bytes = unmapIp(parsed);
   return { address: formatIp(bytes), family: bytes.length === 4 ? 4 : 6, bytes };
 }
 

@@ -99,13 +99,15 @@ async function liveInspection(target: TlsTarget, deps: TlsDeps): Promise<TlsEvid
 export function tlsEvidence(
   observed: ObservedHandshake,
   at: { host: string; port: number; sni: string | null; now: Date },
+  sent: Buffer[] | undefined = sentList(observed),
 ): TlsEvidence {
-  return buildTlsEvidence(handshakeFacts(observed, at));
+  return buildTlsEvidence(handshakeFacts(observed, at, sent));
 }
 
 function handshakeFacts(
   observed: ObservedHandshake,
   { host, port, sni, now }: { host: string; port: number; sni: string | null; now: Date },
+  sent: Buffer[] | undefined,
 ): HandshakeFacts {
   return {
     host,
@@ -119,7 +121,7 @@ function handshakeFacts(
     ocspStapled: observed.ocspResponse !== null,
     authorized: observed.authorized,
     authorizationError: observed.authorizationError,
-    sent: sentList(observed),
+    sent,
     peerChain: observed.peerChain,
     now,
   };
