@@ -5,7 +5,12 @@
  */
 import { Ajv } from 'ajv';
 import formats from 'ajv-formats';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifySchema,
+  LogController,
+} from 'fastify';
 import type { Logger } from 'pino';
 import { type Config, challengeActive, type TrustProxy } from './config/index.js';
 import { type AppContext, type AppDeps, createContext } from './context.js';
@@ -24,6 +29,15 @@ import rateLimit from './plugins/rate-limit.js';
 import strictJson from './plugins/strict-json.js';
 import { providerPlugins } from './providers/plugins.js';
 
+export interface RouteEntry {
+  method: string;
+  url: string;
+  documented: boolean;
+  schema: FastifySchema | undefined;
+  /** Counts against the expensive rate-limit group (`config: { expensive: true }`). */
+  expensive: boolean;
+}
+
 export interface BuildOptions extends AppDeps {
   /** A pino logger to use instead of one built from config (tests read log lines through it). */
   logger?: Logger;
@@ -34,8 +48,11 @@ export interface BuildOptions extends AppDeps {
 declare module 'fastify' {
   interface FastifyInstance {
     ctx: AppContext;
-    /** Every route registered, for the OpenAPI completeness check and operators' eyes. */
-    routeTable: { method: string; url: string; documented: boolean }[];
+    /**
+     * Every route registered, for the OpenAPI completeness check, operators' eyes and the
+     * lookup tools (MCP, CLI), which take their input schema and description from here.
+     */
+    routeTable: RouteEntry[];
   }
 }
 
@@ -130,7 +147,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       if (method === 'HEAD') continue;
-      routeTable.push({ method, url: route.url, documented: route.schema?.hide !== true });
+      routeTable.push({
+        method,
+        url: route.url,
+        documented: route.schema?.hide !== true,
+        schema: route.schema,
+        expensive: route.config?.expensive === true,
+      });
     }
   });
 

@@ -15,6 +15,7 @@ import healthRoutes from './health/health.route.js';
 import inspectRoutes from './inspect/inspect.route.js';
 import ipRoutes from './ip/ip.route.js';
 import mailTlsRoutes from './mail-tls/mail-tls.route.js';
+import mcpRoutes from './mcp/mcp.route.js';
 import providersRoutes from './providers/providers.route.js';
 import rdapRoutes from './rdap/rdap.route.js';
 import siteRoutes from './site/site.route.js';
@@ -37,5 +38,7 @@ export const features: Feature[] = [
   ipRoutes,
   inspectRoutes,
   tlsRoutes,
+  // After every lookup route: its tool list is read from them.
+  mcpRoutes,
   siteRoutes,
 ];

@@ -1,0 +1,97 @@
+/**
+ * The MCP server: the lookup tools (features/tools) over the Model Context Protocol, with
+ * the official SDK. One Server per caller: over HTTP one per request (the stateless
+ * Streamable HTTP transport keeps nothing between calls), over stdio one per process.
+ *
+ * The low-level `Server`, not `McpServer`: the tools' input schemas are the routes' own
+ * JSON Schemas (TypeBox), which McpServer would want restated in zod.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyInstance } from 'fastify';
+import { CONTRACT_VERSION } from '../../plugins/openapi.js';
+import { type Caller, callRoute, errorText, type ToolArguments } from '../tools/call-route.js';
+import { type ToolDefinition, toolDefinitions } from '../tools/catalog.js';
+
+const INSTRUCTIONS =
+  'netdiag answers network-diagnostics questions about public names and addresses: DNS records, e-mail ' +
+  'authentication (SPF, DMARC, DKIM, MTA-STS, BIMI) and the mail servers themselves, registration data (RDAP), ' +
+  'TLS certificates, HTTP security, certificate-transparency history, subdomains, one DNS question from ten ' +
+  'countries, and IP facts. Every provider-backed answer names its source (`source`, `providers_tried`). Tools ' +
+  'are read-only and reach the public internet; expensive ones (live measurements) have a smaller rate limit. ' +
+  'Private and special-use addresses are refused. A tool error carries the API error text; HTTP 429 says when ' +
+  'to retry.';
+
+/** Tool list per app, built once: the routes do not change after the app is ready. */
+const listed = new WeakMap<FastifyInstance, { tools: Tool[]; byName: Map<string, ToolDefinition> }>();
+
+function toolsOf(app: FastifyInstance) {
+  let entry = listed.get(app);
+  if (entry === undefined) {
+    const definitions = toolDefinitions(app);
+    entry = {
+      tools: definitions.map((d) => ({
+        name: d.spec.name,
+        title: d.spec.title,
+        description: d.description,
+        inputSchema: d.inputSchema,
+        annotations: {
+          title: d.spec.title,
+          readOnlyHint: true,
+          // Reaches the world: DNS resolvers, RDAP servers, CT logs, the named hosts themselves.
+          openWorldHint: true,
+          destructiveHint: false,
+          idempotentHint: true,
+        },
+      })),
+      byName: new Map(definitions.map((d) => [d.spec.name, d])),
+    };
+    listed.set(app, entry);
+  }
+  return entry;
+}
+
+/** The result of one tool call: the route's JSON as structured content, its summary as text. */
+export async function runTool(
+  app: FastifyInstance,
+  definition: ToolDefinition,
+  args: ToolArguments,
+  caller: Caller,
+): Promise<CallToolResult> {
+  const answer = await callRoute(app, definition.spec, args, caller);
+  if (answer.status === 200 && typeof answer.body === 'object' && answer.body !== null) {
+    const body = answer.body as Record<string, unknown>;
+    return { content: [{ type: 'text', text: definition.spec.summarize(body) }], structuredContent: body };
+  }
+  return {
+    isError: true,
+    content: [{ type: 'text', text: errorText(answer) }],
+    ...(typeof answer.body === 'object' && answer.body !== null
+      ? { structuredContent: answer.body as Record<string, unknown> }
+      : {}),
+  };
+}
+
+export function createMcpServer(app: FastifyInstance, caller: Caller): Server {
+  const server = new Server(
+    { name: 'netdiag', title: 'netdiag network diagnostics', version: CONTRACT_VERSION },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolsOf(app).tools }));
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
+    const definition = toolsOf(app).byName.get(request.params.name);
+    // The spec's answer to an unknown tool is a protocol error, not a tool result.
+    if (definition === undefined) {
+      throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}`);
+    }
+    return runTool(app, definition, request.params.arguments ?? {}, caller);
+  });
+  return server;
+}

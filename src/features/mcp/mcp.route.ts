@@ -1,0 +1,130 @@
+/**
+ * /mcp: the lookup tools for AI agents over MCP's Streamable HTTP transport, stateless
+ * (no session between calls; docs/mcp.md). POST carries one JSON-RPC message and is
+ * answered with one JSON response (or 202 for a notification); GET and DELETE answer 405,
+ * as the transport spec says a server without a standalone SSE stream or sessions does.
+ *
+ * /mcp itself sits outside /api: like /openapi.json, discovery (initialize, tools/list)
+ * is neither counted nor gated. Every tools/call is answered by the route it names with
+ * the caller's address and Cookie, so the rate limit (shared with REST) and, when
+ * protection is on, the challenge gate apply to it exactly as to the REST call.
+ */
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { AppContext } from '../../context.js';
+import { clientIp } from '../../plugins/client-address.js';
+import { createMcpServer } from './mcp-server.js';
+
+const JsonRpcMessage = Type.Object(
+  { jsonrpc: Type.Literal('2.0') },
+  {
+    additionalProperties: true,
+    description:
+      'One JSON-RPC 2.0 message of the Model Context Protocol (initialize, tools/list, tools/call, ...).',
+  },
+);
+
+const DESCRIPTION =
+  'Model Context Protocol endpoint (Streamable HTTP, stateless): the tools dns_lookup, email_security, ' +
+  'spf_check, mail_tls, rdap_lookup, tls_certificate, inspect_host, ct_certificates, subdomains, global_dns, ' +
+  'ip_geo, ip_privacy and my_ip, each answered by its /api route (same limits, challenge gate, cache and ' +
+  'attribution). Send `Accept: application/json, text/event-stream`. JSON-RPC errors are answered in ' +
+  'JSON-RPC form, as the transport requires.';
+
+/** Node's header object as Fetch headers (repeated headers joined, as Fetch does). */
+function fetchHeaders(request: FastifyRequest): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return headers;
+}
+
+function methodNotAllowed(reply: FastifyReply) {
+  return reply
+    .code(405)
+    .header('allow', 'POST')
+    .header('cache-control', 'no-store')
+    .send({
+      jsonrpc: '2.0',
+      error: {
+        code: -32000,
+        message: 'Method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages',
+      },
+      id: null,
+    });
+}
+
+export default async function mcpRoutes(app: FastifyInstance, _opts: { ctx: AppContext }) {
+  app.post(
+    '/mcp',
+    {
+      schema: {
+        tags: ['mcp'],
+        summary: 'MCP tools for AI agents (Streamable HTTP transport, stateless)',
+        description: DESCRIPTION,
+        body: JsonRpcMessage,
+        response: {
+          200: { description: 'The JSON-RPC response.', type: 'object', additionalProperties: true },
+          202: { description: 'A notification or response was accepted; no body.', type: 'null' },
+          400: {
+            description: 'Not a valid JSON-RPC message (JSON-RPC error).',
+            type: 'object',
+            additionalProperties: true,
+          },
+          406: {
+            description: 'Accept does not list application/json and text/event-stream (JSON-RPC error).',
+            type: 'object',
+            additionalProperties: true,
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const server = createMcpServer(app, {
+        ip: clientIp(request),
+        cookie: request.headers.cookie,
+        userAgent: request.headers['user-agent'],
+        requestId: request.id,
+      });
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      transport.onerror = (err) => request.log.debug({ err }, 'mcp transport error');
+      try {
+        await server.connect(transport);
+        const url = `http://${request.host}${request.url}`;
+        const response = await transport.handleRequest(
+          new Request(url, { method: 'POST', headers: fetchHeaders(request) }),
+          { parsedBody: request.body },
+        );
+        // The transport's own statuses (its errors are JSON-RPC bodies); the text is sent as it wrote it.
+        reply.code(response.status as 200).header('cache-control', 'no-store');
+        response.headers.forEach((value, name) => {
+          reply.header(name, value);
+        });
+        const text = await response.text();
+        return reply.send(text === '' ? undefined : text);
+      } finally {
+        await server.close();
+      }
+    },
+  );
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: '/mcp',
+      schema: {
+        tags: ['mcp'],
+        summary: `${method} is not offered: the MCP endpoint is stateless (405)`,
+        response: {
+          405: { description: 'JSON-RPC error; Allow: POST.', type: 'object', additionalProperties: true },
+        },
+      },
+      handler: (_request, reply) => methodNotAllowed(reply),
+    });
+  }
+}
