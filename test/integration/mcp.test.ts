@@ -241,4 +241,16 @@ describe('MCP and REST share one rate limit and one challenge gate', () => {
       await fx.close();
     }
   }, 60_000);
+
+  it('lets an agent the operator exempts by address (CHALLENGE_EXEMPT_CIDRS) call tools without a session', async () => {
+    const fx = await startFixtureApp({ challenge: true, config: { challengeExemptCidrs: ['127.0.0.0/8'] } });
+    try {
+      const agent = await connect(fx.url);
+      const answered = await call(agent, 'dns_lookup', { target: 'example.test' });
+      expect(answered.isError, text(answered)).toBeFalsy();
+      await agent.close();
+    } finally {
+      await fx.close();
+    }
+  }, 60_000);
 });
