@@ -81,8 +81,8 @@ describe('netdiag/client, typed', () => {
     // @ts-expect-error: /api/dns has no `name` parameter (it is `target`).
     const misnamed = await client.GET('/api/dns', { params: { query: { name: 'example.test' } } });
     expect(misnamed.response.status).toBe(400);
-    // @ts-expect-error: AAAAA is no record type of the contract's enum.
     const badType = await client.GET('/api/dns', {
+      // @ts-expect-error: AAAAA is no record type of the contract's enum.
       params: { query: { target: 'example.test', type: 'AAAAA' } },
     });
     expect(badType.response.status).toBe(400);
