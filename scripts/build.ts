@@ -1,11 +1,14 @@
 /**
- * The build: the server (src → dist, one .js per .ts) and the site (src/web → dist/web).
+ * The build: the server (src → dist, one .js per .ts; the typed client src/client among them)
+ * and the site (src/web → dist/web).
  *
- *   tsx scripts/build.ts             everything (npm run build); the site is type-checked
- *                                    against the app's own /openapi.json first
+ *   tsx scripts/build.ts             everything (npm run build): the API types generated from
+ *                                    the app's own /openapi.json first, the site type-checked
+ *                                    against them, the client's declarations (dist/client/*.d.ts)
  *   tsx scripts/build.ts --if-stale  only what changed since the last build (npm start via
- *                                    scripts/ensure-built.mjs, and the test suite's global setup)
- *   tsx scripts/build.ts --api-types only src/web/api/openapi.gen.d.ts (npm run typecheck)
+ *                                    scripts/ensure-built.mjs, and the test suite's global setup);
+ *                                    no API types or declarations, nothing at run time needs them
+ *   tsx scripts/build.ts --api-types only src/client/openapi.gen.d.ts (npm run typecheck, before tsc)
  *
  * The server is transpiled by esbuild, file by file, keeping src's layout so paths taken
  * relative to a module (dist/web from the site route, bundled data files) hold in both
@@ -28,7 +31,8 @@ import {
 } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { API_TYPES, bundleSite, generateApiTypes, typecheckClient, WEB_SRC } from './build-web.js';
+import { API_TYPES, CLIENT_SRC, emitClientDeclarations, generateApiTypes } from './build-client.js';
+import { bundleSite, typecheckSite, WEB_SRC } from './build-web.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SRC = join(ROOT, 'src');
@@ -64,7 +68,14 @@ function serverData(): string[] {
 function inputsOf(part: Part): string[] {
   const self = fileURLToPath(import.meta.url);
   if (part === 'server') return [...serverSources(), ...serverData(), self];
-  return [...filesUnder(WEB_SRC, (p) => p !== API_TYPES), join(ROOT, 'scripts/build-web.ts'), self];
+  // The site bundles the typed client: a change there is a change of the site.
+  const source = (p: string) => p !== API_TYPES;
+  return [
+    ...filesUnder(WEB_SRC, source),
+    ...filesUnder(CLIENT_SRC, source),
+    join(ROOT, 'scripts/build-web.ts'),
+    self,
+  ];
 }
 
 function hashOf(files: string[]): string {
@@ -119,6 +130,8 @@ export async function build(opts: BuildOptions = {}): Promise<Part[]> {
   const log = opts.log ?? (() => {});
   const state = readState();
   const built: Part[] = [];
+  // The contract first: the site's type check and the client's declarations are made from it.
+  if (!opts.ifStale) await generateApiTypes();
   const serverHash = hashOf(inputsOf('server'));
   const serverCurrent = state.server === serverHash && existsSync(join(DIST, 'server.js'));
   if (!opts.ifStale || !serverCurrent) {
@@ -128,14 +141,15 @@ export async function build(opts: BuildOptions = {}): Promise<Part[]> {
     built.push('server');
     log(`build: server, ${files} modules in ${Date.now() - started} ms`);
   }
+  if (!opts.ifStale) {
+    emitClientDeclarations();
+    log('build: client declarations in dist/client');
+  }
   const webHash = hashOf(inputsOf('web'));
   const webCurrent = state.web === webHash && existsSync(join(DIST, 'web/index.html'));
   if (!opts.ifStale || !webCurrent) {
     const started = Date.now();
-    if (!opts.ifStale) {
-      await generateApiTypes();
-      typecheckClient();
-    }
+    if (!opts.ifStale) typecheckSite();
     const { assets } = await bundleSite({ prune: !opts.ifStale });
     state.web = webHash;
     built.push('web');

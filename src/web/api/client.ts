@@ -1,11 +1,13 @@
 /**
  * The site's only way to reach the API: one request description (`Call`)
- * that is sent, shown as curl and used as a cache key, and one outcome type
- * that keeps "the API answered an error" apart from "the network failed".
+ * that is sent (through the typed client, src/client, as every caller of the
+ * API does), shown as curl and used as a cache key, and one outcome type that
+ * keeps "the API answered an error" apart from "the network failed".
  *
  * Calls are built through `get`/`post`, whose parameters are checked against
  * the generated contract; the 200 body is typed by the caller's contract type.
  */
+import { createNetdiagClient } from '../../client';
 import type { BodyOf, ErrorBody, GetPath, PostPath, QueryOf } from './types';
 
 export interface Call {
@@ -65,14 +67,6 @@ export function curlCommand(call: Call, origin: string): string {
   return `curl -s -X POST ${url} -H 'content-type: application/json' -d ${quote(JSON.stringify(call.body ?? {}))}`;
 }
 
-/** Retry-After is seconds or an HTTP date (RFC 9110 §10.2.3); the API sends seconds. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
-  if (value === null || value.trim() === '') return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
-}
-
 function isErrorBody(value: unknown): value is ErrorBody {
   return typeof value === 'object' && value !== null && typeof (value as ErrorBody).error === 'string';
 }
@@ -82,53 +76,24 @@ export type Sender = <T>(call: Call, signal?: AbortSignal) => Promise<Outcome<T>
 
 export async function send<T>(call: Call, signal?: AbortSignal): Promise<Outcome<T>> {
   const started = performance.now();
-  const ms = () => Math.round(performance.now() - started);
-  let res: Response;
-  try {
-    res = await fetch(callUrl(call), {
-      method: call.method,
-      headers:
-        call.body === undefined
-          ? { accept: 'application/json' }
-          : { accept: 'application/json', 'content-type': 'application/json' },
-      body: call.body === undefined ? null : JSON.stringify(call.body),
-      // The session cookie is same-origin; say so rather than rely on the default.
-      credentials: 'same-origin',
-      ...(signal ? { signal } : {}),
-    });
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    return {
-      ok: false,
-      status: 0,
-      error: { error: 'the service could not be reached (network error or offline)' },
-      retryAfter: null,
-      ms: ms(),
-    };
-  }
-  let body: unknown = null;
-  try {
-    body = await res.json();
-  } catch {
-    body = null;
-  }
-  if (res.ok && body !== null) {
+  // The page's own origin: the API and the lookup session cookie are same-origin.
+  const answer = await createNetdiagClient({ baseUrl: location.origin }).call(call.method, call.path, {
+    query: call.query,
+    body: call.body,
+    signal,
+  });
+  const ms = Math.round(performance.now() - started);
+  const { status, body } = answer;
+  if (status >= 200 && status < 300 && body !== null) {
     // Trusted cast: the body is what the contract says this path answers with a 200.
-    return {
-      ok: true,
-      status: res.status,
-      data: body as T,
-      cache: res.headers.get('x-service-cache'),
-      ms: ms(),
-    };
+    return { ok: true, status, data: body as T, cache: answer.headers.get('x-service-cache'), ms };
   }
   return {
     ok: false,
-    status: res.status,
-    error: isErrorBody(body)
-      ? body
-      : { error: `the service answered HTTP ${res.status} without a JSON error` },
-    retryAfter: parseRetryAfter(res.headers.get('retry-after')),
-    ms: ms(),
+    status,
+    // With no HTTP answer (status 0) the client says why in the same {error} shape.
+    error: isErrorBody(body) ? body : { error: `the service answered HTTP ${status} without a JSON error` },
+    retryAfter: answer.retryAfter,
+    ms,
   };
 }

@@ -1,41 +1,13 @@
 /**
- * Response and request types of every endpoint the site uses, taken from the
- * generated contract (openapi.gen.d.ts, written from /openapi.json by
- * `npm run build` / `npm run typecheck`). Nothing here restates a field by
- * hand: when a schema changes, the client type check says what to adjust.
+ * Response and request types of every endpoint the site uses, named for the
+ * page, from the typed client's generic types over the generated contract
+ * (src/client/openapi.gen.d.ts, written from /openapi.json by `npm run build` /
+ * `npm run typecheck`). Nothing here restates a field by hand: when a schema
+ * changes, the site's type check says what to adjust.
  */
-import type { paths } from './openapi.gen';
+import type { BodyOf, Ok, QueryOf } from '../../client';
 
-type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : never;
-
-type Operation<P extends string, M extends 'get' | 'post'> = P extends keyof paths
-  ? paths[P] extends { [K in M]: infer O }
-    ? O
-    : never
-  : never;
-
-/** The 200 body of an operation. */
-export type Ok<P extends string, M extends 'get' | 'post' = 'get'> =
-  Operation<P, M> extends {
-    responses: { 200: infer R };
-  }
-    ? JsonOf<R>
-    : never;
-
-/** The query parameters of a GET operation. */
-export type QueryOf<P extends string> =
-  Operation<P, 'get'> extends { parameters: { query: infer Q } } ? Q : never;
-
-/** The JSON body of a POST operation. */
-export type BodyOf<P extends string> =
-  Operation<P, 'post'> extends {
-    requestBody: { content: { 'application/json': infer B } };
-  }
-    ? B
-    : never;
-
-export type GetPath = { [P in keyof paths]: paths[P] extends { get: object } ? P : never }[keyof paths];
-export type PostPath = { [P in keyof paths]: paths[P] extends { post: object } ? P : never }[keyof paths];
+export type { BodyOf, ErrorBody, GetPath, Ok, PostPath, QueryOf } from '../../client';
 
 export type DnsResult = Ok<'/api/dns'>;
 export type DnsType = NonNullable<QueryOf<'/api/dns'>['type']>;
@@ -68,7 +40,4 @@ export type MyIpResult = Ok<'/api/my-ip'>;
 export type ChallengeStatus = Ok<'/api/challenge/status'>;
 export type VerifyResult = Ok<'/api/challenge/verify', 'post'>;
 export type VerifyBody = BodyOf<'/api/challenge/verify'>;
-
-/** Every error body: `{error, code?, providers_tried?}` (the 502 shape is the widest). */
-export type ErrorBody = JsonOf<paths['/api/dns']['get']['responses'][502]>;
 export type ProviderAttempt = DnsResult['providers_tried'][number];
