@@ -52,6 +52,8 @@ export interface FixtureApp {
   url: string;
   app: FastifyInstance;
   dns: FakeDnsServer;
+  /** Its upstreams as the configuration contract's variables (FixtureUpstreams.env). */
+  env: Record<string, string>;
   siteverify: FakeSiteverify | undefined;
   /** The name of the web site for TLS and inspect, when its ports could be bound. */
   inspectHost: string | undefined;
@@ -415,6 +417,7 @@ export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<Fix
     url,
     app,
     dns: fx.dns,
+    env: fx.env,
     siteverify: fx.siteverify,
     inspectHost: fx.inspectHost,
     mailDomain: fx.mailDomain,
