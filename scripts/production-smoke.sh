@@ -24,6 +24,11 @@ for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$port/readyz" >/dev/null &&
 curl -fsS "http://127.0.0.1:$port/readyz"; echo
 curl -fsS -o /dev/null "http://127.0.0.1:$port/"
 curl -fsS "http://127.0.0.1:$port/api/ip-geo?ip=8.8.8.8" | grep -q '"country":{"code":"US"'
+# The MCP endpoint (the SDK is a production dependency): one stateless tool call.
+curl -fsS "http://127.0.0.1:$port/mcp" -H 'content-type: application/json' \
+  -H 'accept: application/json, text/event-stream' \
+  -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ip_geo","arguments":{"ip":"8.8.8.8"}}}' |
+  grep -q '"structuredContent":{"ip":"8.8.8.8","country":{"code":"US"'
 kill -TERM "$pid"
 wait "$pid"
 echo "production-smoke: ok (npm install --omit=dev + node dist/server.js)"

@@ -209,6 +209,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     active: challengeActive(config),
     sessionSecret: config.sessionSecret,
     clock: ctx.clock,
+    exemptCidrs: config.challengeExemptCidrs,
   });
   await app.register(openapi);
 

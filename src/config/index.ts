@@ -61,6 +61,8 @@ export interface Config {
   readonly turnstileVerifyUrl: string;
   readonly turnstileExpectedHostname: string | undefined;
   readonly turnstileScriptUrl: string;
+  /** Client addresses that need no lookup session when protection is on (an operator's own agents). */
+  readonly challengeExemptCidrs: readonly string[];
   /** True when the key came from SESSION_SECRET rather than being generated for this process. */
   readonly sessionSecretConfigured: boolean;
   readonly sessionSecret: string;
@@ -414,6 +416,7 @@ export function loadConfig(env: Env = process.env): Config {
     turnstileVerifyUrl: httpUrl(env, 'TURNSTILE_VERIFY_URL', DEFAULTS.TURNSTILE_VERIFY_URL),
     turnstileExpectedHostname: hostname,
     turnstileScriptUrl: httpUrl(env, 'TURNSTILE_SCRIPT_URL', DEFAULTS.TURNSTILE_SCRIPT_URL),
+    challengeExemptCidrs: parseCidrList(env, 'CHALLENGE_EXEMPT_CIDRS'),
     sessionSecretConfigured: sessionSecretRaw !== undefined,
     sessionSecret: sessionSecretRaw ?? randomBytes(32).toString('base64url'),
     providerTimeoutMs: intInRange(env, 'PROVIDER_TIMEOUT_MS', DEFAULTS.PROVIDER_TIMEOUT_MS, 100, 120_000),

@@ -4,8 +4,10 @@
  * session, unless its options say `config: { passive: true }`. Default-deny,
  * so an endpoint added later is protected without anyone remembering to ask.
  *
- * One rule for every caller: browsers and scripts alike present the session
- * cookie; nothing is decided by user agent. Paths outside /api (the site,
+ * One rule for every caller: browsers, scripts and AI agents (/mcp's tool calls
+ * are answered by these routes) alike present the session cookie; nothing is
+ * decided by user agent. The one exemption is the operator's to make, by client
+ * address (CHALLENGE_EXEMPT_CIDRS), never a silent bypass. Paths outside /api (the site,
  * /openapi.json, /docs, health, metrics) are never gated, nor are unknown
  * routes, which answer 404 without doing any work.
  *
@@ -19,6 +21,8 @@ import type { Clock } from '../cache/types.js';
 import { AppError } from '../errors.js';
 import { sessionFromCookies } from '../features/challenge/cookie.js';
 import { errorResponses } from '../features/shared.schema.js';
+import { isAllowedByCidrs } from '../net/address.js';
+import { clientIp } from './client-address.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -31,6 +35,8 @@ export interface ChallengeGateOptions {
   active: boolean;
   sessionSecret: string;
   clock: Clock;
+  /** Client addresses the operator exempts (CHALLENGE_EXEMPT_CIDRS): still limited, never asked for a session. */
+  exemptCidrs: readonly string[];
 }
 
 export function challengeRequired(): AppError {
@@ -61,8 +67,12 @@ async function challengeGatePlugin(app: FastifyInstance, opts: ChallengeGateOpti
     const route = request.routeOptions.url;
     return route?.startsWith('/api/') === true && request.routeOptions.config.passive !== true;
   };
+  const exempt =
+    opts.exemptCidrs.length === 0
+      ? () => false
+      : (request: FastifyRequest) => isAllowedByCidrs(clientIp(request), opts.exemptCidrs);
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    if (!gated(request)) return;
+    if (!gated(request) || exempt(request)) return;
     if (sessionFromCookies(request.headers.cookie, opts.sessionSecret, opts.clock()) === undefined) {
       throw challengeRequired();
     }

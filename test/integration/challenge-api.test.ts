@@ -137,6 +137,24 @@ describe('the gate (protection active)', () => {
     expect(siteverify.count()).toBe(0);
   });
 
+  it('lets the addresses CHALLENGE_EXEMPT_CIDRS names through without a session, still rate limited', async () => {
+    const { app } = await activeApp({
+      challengeExemptCidrs: ['198.51.100.0/24', '2001:db8::/32'],
+      rateLimitGeneral: { points: 2, seconds: 60 },
+    });
+    const from = (remoteAddress: string) => app.inject({ url: '/api/probe?target=x', remoteAddress });
+    expect((await from('198.51.100.20')).statusCode).toBe(200);
+    expect((await from('2001:db8::5')).statusCode).toBe(200);
+    // Everyone else still needs the session.
+    expect((await from(CLIENT)).statusCode).toBe(403);
+    const status = async (remoteAddress: string) =>
+      (await app.inject({ url: '/api/challenge/status', remoteAddress })).json().session.required;
+    expect(await status('198.51.100.20')).toBe(false);
+    expect(await status(CLIENT)).toBe(true);
+    // The exemption is from the challenge, not from the limits (status itself counted one point).
+    expect((await from('198.51.100.20')).statusCode).toBe(429);
+  });
+
   it('never gates passive endpoints', async () => {
     const { app } = await activeApp();
     const passive = [

@@ -176,6 +176,23 @@ describe('MCP endpoint (/mcp) with the SDK client', () => {
     }
   });
 
+  it("refuses a browser request from another origin (DNS rebinding), accepts the server's own", async () => {
+    const post = (origin: string) =>
+      fetch(`${fx.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          origin,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    const foreign = await post('http://evil.example');
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    expect((await post(fx.url)).status).toBe(200);
+  });
+
   it('needs no session: a bare POST with tools/call is answered', async () => {
     const res = await fetch(`${fx.url}/mcp`, {
       method: 'POST',
@@ -237,6 +254,18 @@ describe('MCP and REST share one rate limit and one challenge gate', () => {
       const answered = await call(verified, 'dns_lookup', { target: 'example.test' });
       expect(answered.isError, text(answered)).toBeFalsy();
       await verified.close();
+    } finally {
+      await fx.close();
+    }
+  }, 60_000);
+
+  it('lets an agent the operator exempts by address (CHALLENGE_EXEMPT_CIDRS) call tools without a session', async () => {
+    const fx = await startFixtureApp({ challenge: true, config: { challengeExemptCidrs: ['127.0.0.0/8'] } });
+    try {
+      const agent = await connect(fx.url);
+      const answered = await call(agent, 'dns_lookup', { target: 'example.test' });
+      expect(answered.isError, text(answered)).toBeFalsy();
+      await agent.close();
     } finally {
       await fx.close();
     }

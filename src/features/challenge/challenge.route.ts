@@ -33,6 +33,7 @@ export default async function challengeRoutes(base: FastifyInstance, { ctx }: { 
     scriptUrl: config.turnstileScriptUrl,
     sessionSecret: config.sessionSecret,
     clock,
+    exemptCidrs: config.challengeExemptCidrs,
     limits: async (ip) => ({ rate_limit: await app.rateLimits.peek(ip), tiers: app.rateLimits.tiers() }),
   };
 

@@ -10,8 +10,10 @@
  * the verdict: Cloudflare has consumed it by then, so asking again can only
  * waste an upstream call. A 503 leaves it unspent so the visitor may retry.
  */
+
 import type { Clock } from '../../cache/types.js';
 import { AppError } from '../../errors.js';
+import { isAllowedByCidrs } from '../../net/address.js';
 import type { ProviderChain } from '../../providers/chain.js';
 import type { TurnstileVerdict, TurnstileVerifier } from '../../providers/challenge/turnstile.js';
 import type { ChallengeStatus, VerifyResponse } from './challenge.schema.js';
@@ -116,6 +118,8 @@ export interface StatusDeps {
   scriptUrl: string;
   sessionSecret: string;
   clock: Clock;
+  /** CHALLENGE_EXEMPT_CIDRS: callers from these need no session. */
+  exemptCidrs: readonly string[];
   /** The caller's remaining budgets and the limits (plugins/rate-limit.ts). */
   limits: (ip: string) => Promise<Pick<ChallengeStatus, 'rate_limit' | 'tiers'>>;
 }
@@ -133,7 +137,7 @@ export async function describeStatus(
       ...(deps.active ? { site_key: deps.siteKey, script_url: deps.scriptUrl } : {}),
     },
     session: {
-      required: deps.active,
+      required: deps.active && !isAllowedByCidrs(caller.ip, deps.exemptCidrs),
       valid: session !== undefined,
       ...(session ? { expires_at: new Date(session.expiresAt).toISOString() } : {}),
     },

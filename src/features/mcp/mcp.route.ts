@@ -42,19 +42,26 @@ function fetchHeaders(request: FastifyRequest): Headers {
   return headers;
 }
 
-function methodNotAllowed(reply: FastifyReply) {
+function jsonRpcError(reply: FastifyReply, status: 403 | 405, message: string) {
   return reply
-    .code(405)
-    .header('allow', 'POST')
+    .code(status)
     .header('cache-control', 'no-store')
-    .send({
-      jsonrpc: '2.0',
-      error: {
-        code: -32000,
-        message: 'Method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages',
-      },
-      id: null,
-    });
+    .send({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+}
+
+/**
+ * The transport spec asks servers to refuse a request whose Origin is present and not
+ * theirs (DNS rebinding). Browsers send Origin on cross-origin POSTs; MCP clients that are
+ * not browsers send none.
+ */
+function foreignOrigin(request: FastifyRequest): boolean {
+  const origin = request.headers.origin;
+  if (origin === undefined) return false;
+  try {
+    return new URL(origin).host !== request.host;
+  } catch {
+    return true;
+  }
 }
 
 export default async function mcpRoutes(app: FastifyInstance, _opts: { ctx: AppContext }) {
@@ -74,6 +81,11 @@ export default async function mcpRoutes(app: FastifyInstance, _opts: { ctx: AppC
             type: 'object',
             additionalProperties: true,
           },
+          403: {
+            description: 'Origin is present and not this server (JSON-RPC error).',
+            type: 'object',
+            additionalProperties: true,
+          },
           406: {
             description: 'Accept does not list application/json and text/event-stream (JSON-RPC error).',
             type: 'object',
@@ -83,6 +95,9 @@ export default async function mcpRoutes(app: FastifyInstance, _opts: { ctx: AppC
       },
     },
     async (request, reply) => {
+      if (foreignOrigin(request)) {
+        return jsonRpcError(reply, 403, `Origin ${request.headers.origin} is not this server's`);
+      }
       const server = createMcpServer(app, {
         ip: clientIp(request),
         cookie: request.headers.cookie,
@@ -124,7 +139,12 @@ export default async function mcpRoutes(app: FastifyInstance, _opts: { ctx: AppC
           405: { description: 'JSON-RPC error; Allow: POST.', type: 'object', additionalProperties: true },
         },
       },
-      handler: (_request, reply) => methodNotAllowed(reply),
+      handler: (_request, reply) =>
+        jsonRpcError(
+          reply.header('allow', 'POST'),
+          405,
+          'Method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages',
+        ),
     });
   }
 }

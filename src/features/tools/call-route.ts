@@ -5,6 +5,7 @@
  * log has its line. Nothing is answered around the route.
  */
 import type { FastifyInstance } from 'fastify';
+import { parseRetryAfter } from '../../client/index.js';
 import type { ToolSpec } from './catalog.js';
 
 /** Who is asking: the address the limiter counts and the headers the route may read. */
@@ -68,11 +69,10 @@ export async function callRoute(
   } catch {
     body = null;
   }
-  const retryAfter = header(res.headers['retry-after']);
   return {
     status: res.statusCode,
     body,
-    retryAfter: retryAfter !== null && /^\d+$/.test(retryAfter) ? Number(retryAfter) : null,
+    retryAfter: parseRetryAfter(header(res.headers['retry-after'])),
     cache: header(res.headers['x-service-cache']),
   };
 }

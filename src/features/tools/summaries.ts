@@ -80,7 +80,9 @@ function spf(body: unknown): string {
 function mailTls(body: unknown): string {
   const b = body as MailTlsResponse;
   const hosts = b.hosts.map((h) => `${h.host} ${h.status}`);
-  return `${b.domain}: mail servers ${b.status}. ${b.summary}${hosts.length ? ` Hosts: ${list(hosts)}.` : ''}`;
+  // The answer's own summary usually starts with the domain already.
+  const summary = b.summary.startsWith(`${b.domain}: `) ? b.summary.slice(b.domain.length + 2) : b.summary;
+  return `${b.domain}: mail servers ${b.status}. ${summary}${hosts.length ? ` Hosts: ${list(hosts)}.` : ''}`;
 }
 
 function rdap(body: unknown): string {

@@ -66,6 +66,7 @@ describe('loadConfig', () => {
       PROVIDER_TIMEOUT_MS: '1500',
       WEB_CONCURRENCY: '4',
       UNSAFE_ALLOW_TARGET_CIDRS: '127.0.0.0/8,::1/128',
+      CHALLENGE_EXEMPT_CIDRS: '198.51.100.0/24, 2001:db8::1',
       RATE_LIMIT_GENERAL: '100/10',
       RATE_LIMIT_EXPENSIVE: '10/10',
     });
@@ -76,6 +77,7 @@ describe('loadConfig', () => {
     expect(config.crtshUrl).toBe('https://127.0.0.1:8443/crtsh');
     expect(config.globalDnsCountries[0]).toBe('US');
     expect(config.unsafeAllowTargetCidrs).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(config.challengeExemptCidrs).toEqual(['198.51.100.0/24', '2001:db8::1']);
     expect(config.webConcurrency).toBe(4);
     expect(config.sessionSecretConfigured).toBe(true);
     expect(config.rateLimitGeneral).toEqual({ points: 100, seconds: 10 });
@@ -103,6 +105,7 @@ describe('loadConfig', () => {
     [{ PROVIDER_TIMEOUT_MS: '10' }, 'PROVIDER_TIMEOUT_MS'],
     [{ WEB_CONCURRENCY: '0' }, 'WEB_CONCURRENCY'],
     [{ UNSAFE_ALLOW_TARGET_CIDRS: '127.0.0.0/8,localhost' }, 'UNSAFE_ALLOW_TARGET_CIDRS'],
+    [{ CHALLENGE_EXEMPT_CIDRS: '198.51.100.0/24,agents' }, 'CHALLENGE_EXEMPT_CIDRS'],
     [{ TURNSTILE_EXPECTED_HOSTNAME: 'not a host' }, 'TURNSTILE_EXPECTED_HOSTNAME'],
     [{ RATE_LIMIT_GENERAL: 'lots' }, 'RATE_LIMIT_GENERAL'],
     // Issue 16: each worker would hold its own budgets and cookie key.
