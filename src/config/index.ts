@@ -464,6 +464,27 @@ export const UNCONFIGURED_UPSTREAM_PORT = 1;
 /** testConfig()'s LIST_CACHE_DIR, removed when the test run ends (test/global-setup.ts). */
 export const TEST_LIST_CACHE_DIR = join(tmpdir(), 'netdiag-test-lists');
 
+const unconfigured = `https://127.0.0.1:${UNCONFIGURED_UPSTREAM_PORT}`;
+
+/**
+ * testConfig()'s upstreams as environment variables: for a test's netdiag process of its own
+ * (the `netdiag` command), whose fixtures name the upstreams they serve and leave the rest here.
+ */
+export const TEST_UPSTREAM_ENV: Readonly<Record<string, string>> = Object.freeze({
+  DNS_RESOLVERS: `udp://127.0.0.1:${UNCONFIGURED_UPSTREAM_PORT}`,
+  RDAP_AGGREGATOR_URL: unconfigured,
+  RDAP_BOOTSTRAP_URL: unconfigured,
+  CRTSH_URL: unconfigured,
+  CERTSPOTTER_URL: unconfigured,
+  GLOBALPING_URL: unconfigured,
+  RIPESTAT_URL: unconfigured,
+  TURNSTILE_VERIFY_URL: `${unconfigured}/turnstile/v0/siteverify`,
+  RELAY_RANGES_URL: 'https://127.0.0.1:9/egress-ip-ranges.csv',
+  TOR_EXIT_LIST_URL: 'https://127.0.0.1:9/torbulkexitlist',
+  // Apart from a deployment's: the indexes tests build from their fixtures go with the test run.
+  LIST_CACHE_DIR: TEST_LIST_CACHE_DIR,
+});
+
 /**
  * Config for tests and benchmarks: the defaults plus overrides, never reading process.env.
  * Every upstream is on loopback: the lists an app downloads in the background by itself
@@ -472,20 +493,5 @@ export const TEST_LIST_CACHE_DIR = join(tmpdir(), 'netdiag-test-lists');
  * reach the internet nor pass a 502 test for the wrong reason.
  */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  const unconfigured = `https://127.0.0.1:${UNCONFIGURED_UPSTREAM_PORT}`;
-  const upstreams = {
-    DNS_RESOLVERS: `udp://127.0.0.1:${UNCONFIGURED_UPSTREAM_PORT}`,
-    RDAP_AGGREGATOR_URL: unconfigured,
-    RDAP_BOOTSTRAP_URL: unconfigured,
-    CRTSH_URL: unconfigured,
-    CERTSPOTTER_URL: unconfigured,
-    GLOBALPING_URL: unconfigured,
-    RIPESTAT_URL: unconfigured,
-    TURNSTILE_VERIFY_URL: `${unconfigured}/turnstile/v0/siteverify`,
-    RELAY_RANGES_URL: 'https://127.0.0.1:9/egress-ip-ranges.csv',
-    TOR_EXIT_LIST_URL: 'https://127.0.0.1:9/torbulkexitlist',
-    // Apart from a deployment's: the indexes tests build from their fixtures go with the test run.
-    LIST_CACHE_DIR: TEST_LIST_CACHE_DIR,
-  };
-  return Object.freeze({ ...loadConfig({ LOG_LEVEL: 'silent', ...upstreams }), ...overrides });
+  return Object.freeze({ ...loadConfig({ LOG_LEVEL: 'silent', ...TEST_UPSTREAM_ENV }), ...overrides });
 }

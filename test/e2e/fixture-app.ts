@@ -27,7 +27,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { build } from '../../scripts/build.js';
 import { buildApp } from '../../src/app.js';
-import { type Config, testConfig } from '../../src/config/index.js';
+import { type Config, TEST_UPSTREAM_ENV, testConfig } from '../../src/config/index.js';
 import { startCrtsh } from '../fakes/crtsh.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
 import { DEFAULT_ZONES, type FakeRecord, type FakeZone, testZone } from '../fakes/dns-zones.js';
@@ -52,6 +52,8 @@ export interface FixtureApp {
   url: string;
   app: FastifyInstance;
   dns: FakeDnsServer;
+  /** Its upstreams as the configuration contract's variables (FixtureUpstreams.env). */
+  env: Record<string, string>;
   siteverify: FakeSiteverify | undefined;
   /** The name of the web site for TLS and inspect, when its ports could be bound. */
   inspectHost: string | undefined;
@@ -276,9 +278,27 @@ const CRTSH: Record<string, unknown[]> = {
   'python.org': fixture('ct/crtsh-python.org-legacy-schema.first300.json') as unknown[],
 };
 
-export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<FixtureApp> {
-  await build({ ifStale: true });
-  const ca = (await getTestPki()).caPem;
+export interface FixtureUpstreams {
+  /** The configuration pointing the app at them (testConfig's fields). */
+  config: Partial<Config>;
+  /**
+   * The same as variables of the configuration contract (docs/configuration.md), for a netdiag
+   * process of its own (the `netdiag` command, the server): every upstream the fixtures do not
+   * serve on loopback where nothing answers, as testConfig() has it, and the test CA trusted
+   * through NODE_EXTRA_CA_CERTS. Without challenge protection (its fakes are in-process only).
+   */
+  env: Record<string, string>;
+  dns: FakeDnsServer;
+  siteverify: FakeSiteverify | undefined;
+  inspectHost: string | undefined;
+  mailDomain: string | undefined;
+  widgetLoads(): number;
+  close(): Promise<void>;
+}
+
+/** Every fixture upstream, and the web site and mail servers when their ports can be bound. */
+export async function startFixtureUpstreams(opts: { challenge?: boolean } = {}): Promise<FixtureUpstreams> {
+  const pki = await getTestPki();
   const listDir = mkdtempSync(join(tmpdir(), 'netdiag-e2e-lists-'));
   const site = await startWebSite();
   const mail = await startMailServers(site?.address);
@@ -329,8 +349,12 @@ export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<Fix
     ripestat,
     ...(siteverify ? [siteverify] : []),
   ];
-
-  const config = testConfig({
+  // The web site's and mail servers' loopback addresses, and only they, are permitted targets
+  // (docs/architecture.md §3 escape hatch).
+  const allowed = [site?.address, ...(mail?.addresses ?? [])]
+    .filter((a): a is string => a !== undefined)
+    .map((a) => `${a}/32`);
+  const config = {
     dnsResolvers: [dns.doh],
     crtshUrl: crtsh.url,
     globalpingUrl: globalping.url,
@@ -340,11 +364,7 @@ export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<Fix
     torExitListUrl: `${lists.url}/torbulkexitlist`,
     listCacheDir: listDir,
     ripestatUrl: ripestat.url,
-    // The web site's and mail servers' loopback addresses, and only they, are permitted targets
-    // (docs/architecture.md §3 escape hatch).
-    unsafeAllowTargetCidrs: [site?.address, ...(mail?.addresses ?? [])]
-      .filter((a): a is string => a !== undefined)
-      .map((a) => `${a}/32`),
+    unsafeAllowTargetCidrs: allowed,
     ...(siteverify && widget ? activeConfig(siteverify, { turnstileScriptUrl: widget.url }) : {}),
     providerTimeoutMs: 3000,
     // Roomy limits: a browser test makes many calls; the 429 test sets its own.
@@ -352,23 +372,59 @@ export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<Fix
     rateLimitExpensive: { points: 100, seconds: 60 },
     // A busy CI machine must not turn a page load into a 503: shedding has its own tests.
     loadShedEventLoopDelayMs: 0,
-    ...opts.config,
-  });
-  const app = await buildApp(config, { ca, logger: pino({ level: 'silent' }) });
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  } satisfies Partial<Config>;
+  const env: Record<string, string> = {
+    ...TEST_UPSTREAM_ENV,
+    DNS_RESOLVERS: dns.doh,
+    CRTSH_URL: config.crtshUrl,
+    GLOBALPING_URL: config.globalpingUrl,
+    RDAP_AGGREGATOR_URL: config.rdapAggregatorUrl,
+    RDAP_BOOTSTRAP_URL: config.rdapBootstrapUrl,
+    RELAY_RANGES_URL: config.relayRangesUrl,
+    TOR_EXIT_LIST_URL: config.torExitListUrl,
+    LIST_CACHE_DIR: listDir,
+    RIPESTAT_URL: config.ripestatUrl,
+    ...(allowed.length ? { UNSAFE_ALLOW_TARGET_CIDRS: allowed.join(',') } : {}),
+    PROVIDER_TIMEOUT_MS: String(config.providerTimeoutMs),
+    RATE_LIMIT_GENERAL: '1000/60',
+    RATE_LIMIT_EXPENSIVE: '100/60',
+    LOAD_SHED_EVENT_LOOP_DELAY_MS: '0',
+    NODE_EXTRA_CA_CERTS: pki.caFile,
+  };
   return {
-    url,
-    app,
+    config,
+    env,
     dns,
     siteverify,
     inspectHost: site ? INSPECT_HOST : undefined,
     mailDomain: mail ? MAIL_DOMAIN : undefined,
     widgetLoads: () => widget?.loads() ?? 0,
     close: async () => {
-      await app.close();
       await Promise.all([dns.close(), site?.close(), mail?.close(), ...upstreams.map((u) => u.close())]);
       if (widget) await new Promise<void>((resolve) => widget.server.close(() => resolve()));
       rmSync(listDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<FixtureApp> {
+  await build({ ifStale: true });
+  const fx = await startFixtureUpstreams({ challenge: opts.challenge === true });
+  const config = testConfig({ ...fx.config, ...opts.config });
+  const app = await buildApp(config, { ca: (await getTestPki()).caPem, logger: pino({ level: 'silent' }) });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    url,
+    app,
+    dns: fx.dns,
+    env: fx.env,
+    siteverify: fx.siteverify,
+    inspectHost: fx.inspectHost,
+    mailDomain: fx.mailDomain,
+    widgetLoads: fx.widgetLoads,
+    close: async () => {
+      await app.close();
+      await fx.close();
     },
   };
 }

@@ -58,7 +58,7 @@ export async function startNetdiag(
   opts: {
     listeners?: number;
     startTimeoutMs?: number;
-    via?: 'node' | 'npm' | 'tsx';
+    via?: 'node' | 'npm' | 'tsx' | 'netdiag';
     nodeArgs?: string[];
   } = {},
 ): Promise<NetdiagProcess> {
@@ -67,10 +67,13 @@ export async function startNetdiag(
   const [command, args] =
     opts.via === 'npm'
       ? ['npm', ['start', '--silent']]
-      : opts.via === 'tsx'
-        ? // From source, as `npm start` ran it before the build (bench/memory.ts compares the two).
-          [process.execPath, [...node, '--import', 'tsx', 'src/server.ts']]
-        : [process.execPath, [...node, 'dist/server.js']];
+      : opts.via === 'netdiag'
+        ? // The command line's `netdiag serve` (bin/netdiag.mjs), which runs the same dist/server.js.
+          [process.execPath, [...node, 'bin/netdiag.mjs', 'serve']]
+        : opts.via === 'tsx'
+          ? // From source, as `npm start` ran it before the build (bench/memory.ts compares the two).
+            [process.execPath, [...node, '--import', 'tsx', 'src/server.ts']]
+          : [process.execPath, [...node, 'dist/server.js']];
   const child: ChildProcess = spawn(command, args, {
     env: {
       PATH: process.env.PATH,

@@ -117,6 +117,16 @@ export class RelayLists {
     });
   }
 
+  /**
+   * True while some list has no copy yet and no failed download to show for it: its first
+   * download is under way (a one-shot `netdiag` command waits for this to end).
+   */
+  loading(): boolean {
+    return this.#families.some(
+      ({ source }) => source.current === undefined && source.lastError === undefined,
+    );
+  }
+
   /** Local copies are loaded before this resolves; downloads continue in the background. */
   async start(): Promise<void> {
     await Promise.all(this.#families.map(({ source }) => source.start()));

@@ -1,0 +1,148 @@
+/**
+ * The command line → what to run. node:util parseArgs splits the tokens; the CLI's own options
+ * are declared, and every other `--name value` (or `--name=value`, or a bare `--flag` meaning
+ * true) becomes a route parameter, `-` read as `_` (`--include-tls` is include_tls), so the
+ * route's schema stays the one place that says what a tool accepts.
+ */
+import { parseArgs } from 'node:util';
+import { type ToolSpec, toolForCommand } from '../features/tools/catalog.js';
+import { isIP } from '../net/address.js';
+import { commandSpec, GLOBAL_DNS_DEFAULT_TYPE } from './commands.js';
+
+/** A mistake on the command line: exit status 2, with the message and a pointer to help. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface GlobalFlags {
+  json: boolean;
+  api: string | undefined;
+  help: boolean;
+  version: boolean;
+  stdio: boolean;
+}
+
+export type Invocation =
+  | { kind: 'help'; topic: string | undefined; flags: GlobalFlags }
+  | { kind: 'version'; flags: GlobalFlags }
+  | { kind: 'serve'; flags: GlobalFlags }
+  | { kind: 'mcp'; flags: GlobalFlags }
+  | { kind: 'tool'; tool: ToolSpec; args: Record<string, string | string[]>; flags: GlobalFlags };
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  api: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
+  stdio: { type: 'boolean' },
+} as const;
+
+function paramName(option: string): string {
+  return option.replaceAll('-', '_');
+}
+
+/** An IP address or a CIDR prefix is an RDAP ip query; anything else a domain. */
+export function rdapType(target: string): 'ip' | 'domain' {
+  const [address, bits, ...rest] = target.split('/');
+  const prefix = bits === undefined || (rest.length === 0 && /^\d{1,3}$/.test(bits));
+  return address !== undefined && prefix && isIP(address.replace(/^\[|\]$/g, '')) !== 0 ? 'ip' : 'domain';
+}
+
+function add(params: Record<string, string | string[]>, name: string, value: string): void {
+  const had = params[name];
+  params[name] = had === undefined ? value : [...[had].flat(), value];
+}
+
+export function parseCommandLine(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): Invocation {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: OPTIONS,
+      strict: false,
+      allowPositionals: true,
+      tokens: true,
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const tokens = parsed.tokens ?? [];
+  const flags: GlobalFlags = {
+    json: parsed.values.json === true,
+    api: typeof parsed.values.api === 'string' ? parsed.values.api : env.NETDIAG_API || undefined,
+    help: parsed.values.help === true,
+    version: parsed.values.version === true,
+    stdio: parsed.values.stdio === true,
+  };
+  if (parsed.values.api === true) throw new UsageError('--api needs a URL: --api https://netdiag.example');
+
+  // Route parameters: every undeclared option, with the positional after it as its value.
+  const params: Record<string, string | string[]> = {};
+  const positionals: string[] = [];
+  const taken = new Set<number>();
+  for (const [i, token] of tokens.entries()) {
+    if (taken.has(i)) continue;
+    if (token.kind === 'positional') positionals.push(token.value);
+    if (token.kind !== 'option' || token.name in OPTIONS) continue;
+    const next = tokens[i + 1];
+    if (token.inlineValue === true) {
+      add(params, paramName(token.name), token.value ?? '');
+    } else if (next?.kind === 'positional') {
+      taken.add(i + 1);
+      add(params, paramName(token.name), next.value);
+    } else {
+      add(params, paramName(token.name), 'true');
+    }
+  }
+
+  const [command, ...rest] = positionals;
+  if (flags.version) return { kind: 'version', flags };
+  if (command === undefined || command === 'help') return { kind: 'help', topic: rest[0], flags };
+  if (flags.help) return { kind: 'help', topic: command, flags };
+  if (command === 'serve' || command === 'mcp') {
+    if (rest.length > 0 || Object.keys(params).length > 0) {
+      throw new UsageError(
+        `${command} takes no arguments${command === 'mcp' ? ' but --stdio' : ''}`,
+        command,
+      );
+    }
+    if (command === 'mcp' && !flags.stdio) {
+      throw new UsageError(
+        'mcp needs --stdio (the MCP tools over stdin/stdout); over HTTP the server answers at /mcp (netdiag serve)',
+        command,
+      );
+    }
+    return { kind: command, flags };
+  }
+  const tool = toolForCommand(command);
+  if (tool === undefined) throw new UsageError(`unknown command: ${command}`);
+  const spec = commandSpec(tool);
+  if (rest.length > spec.positionals.length) {
+    throw new UsageError(`too many arguments: ${rest.slice(spec.positionals.length).join(' ')}`, command);
+  }
+  const args: Record<string, string | string[]> = {};
+  spec.positionals.forEach((p, i) => {
+    const value = rest[i];
+    if (value !== undefined) args[p.param] = value;
+    else if (!p.optional && params[p.param] === undefined)
+      throw new UsageError(`missing <${p.label}>`, command);
+  });
+  for (const [name, value] of Object.entries(params)) {
+    if (args[name] !== undefined) throw new UsageError(`${name} given twice`, command);
+    args[name] = value;
+  }
+  if (tool.command === 'rdap' && args.type === undefined && typeof args.target === 'string') {
+    args.type = rdapType(args.target);
+  }
+  if (tool.command === 'global-dns' && args.type === undefined) args.type = GLOBAL_DNS_DEFAULT_TYPE;
+  return { kind: 'tool', tool, args, flags };
+}

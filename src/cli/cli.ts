@@ -1,0 +1,194 @@
+/**
+ * The `netdiag` command: parse, run, print, and the exit status (answer.ts). Lookups run in
+ * this process (local.ts) unless --api / NETDIAG_API names an instance (remote.ts); what is
+ * printed is the tool's summary (features/tools/summaries.ts, the verdict in the words the site
+ * uses) above its renderer's tables, or with --json the API's JSON body alone.
+ */
+import { readFileSync } from 'node:fs';
+import { errorText } from '../features/tools/call-route.js';
+import { type ToolSpec, toolForCommand } from '../features/tools/catalog.js';
+import { type Answer, EXIT, exitStatus } from './answer.js';
+import { type GlobalFlags, type Invocation, parseCommandLine, UsageError } from './args.js';
+import { commandHelp, commandSpec, helpText } from './commands.js';
+import { PROGRESS_AFTER_MS, type ProgressTarget, startProgress } from './progress.js';
+import { attribution } from './render/common.js';
+import { RENDERERS } from './render/index.js';
+import { createStyle, type Style, wantsColour } from './style.js';
+
+export interface Io {
+  stdout: ProgressTarget;
+  stderr: ProgressTarget;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** What main() leaves running: nothing (exit with the status), or a server that exits by itself. */
+export type Outcome = { exit: number } | { running: true };
+
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+function userAgent(version: string): string {
+  return `netdiag-cli/${version} (node ${process.versions.node})`;
+}
+
+function jsonText(body: unknown): string {
+  return `${JSON.stringify(body, null, 2)}\n`;
+}
+
+interface Attempt {
+  name: string;
+  status: string;
+  error?: string;
+}
+
+/** The providers a failed answer names (a 502's, a 503's), each with its error. */
+function providersTried(body: unknown): Attempt[] {
+  const tried = (body as { providers_tried?: unknown } | null)?.providers_tried;
+  return Array.isArray(tried) ? (tried as Attempt[]).filter((a) => typeof a?.name === 'string') : [];
+}
+
+/** The error on stderr: the route's `{error}`, what to do about a 429, and which providers failed. */
+function failureText(answer: Answer, tool: ToolSpec, flags: GlobalFlags, style: Style): string {
+  const body = answer.body as { error?: unknown } | null;
+  const lines =
+    answer.status === 0
+      ? [`netdiag: ${typeof body?.error === 'string' ? body.error : `no answer from ${flags.api}`}`]
+      : [`netdiag ${tool.command}: ${errorText({ ...answer, cache: null })}`];
+  for (const attempt of providersTried(answer.body)) {
+    const mark =
+      attempt.status === 'ok'
+        ? style.tone('ok', '✓')
+        : attempt.status === 'failed'
+          ? style.tone('bad', '✕')
+          : '–';
+    lines.push(`  ${mark} ${attempt.name}${attempt.error ? `: ${attempt.error}` : ''}`);
+  }
+  if (answer.status === 400) lines.push(`usage: netdiag help ${tool.command}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function humanText(tool: ToolSpec, body: unknown, style: Style): string {
+  const render = RENDERERS[tool.command];
+  const lines = [
+    style.bold(tool.summarize(body)),
+    '',
+    ...(render ? render(body, style) : []),
+    ...attribution(style, body),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+async function lookup(
+  tool: ToolSpec,
+  args: Record<string, unknown>,
+  flags: GlobalFlags,
+  io: Io,
+  signal: AbortSignal,
+): Promise<Answer> {
+  const spec = commandSpec(tool);
+  const progress = startProgress(io.stderr, `${tool.title}: ${Object.values(args)[0] ?? ''}…`, {
+    delayMs: spec.slow ? 0 : PROGRESS_AFTER_MS,
+  });
+  const agent = userAgent(packageVersion());
+  try {
+    if (flags.api !== undefined) {
+      const { apiBase, askRemote } = await import('./remote.js');
+      return await askRemote(apiBase(flags.api), tool, args, agent, signal);
+    }
+    // Loaded only here: --help, --version and --api never pay for the app.
+    const { askLocal, localCaller, openLocalApp, relayListsSettled } = await import('./local.js');
+    const local = await openLocalApp(io.env);
+    try {
+      if (spec.relayLists && local.app.ipSources.relays.loading()) {
+        progress.say('Loading the relay lists (the first run downloads them)…');
+        await relayListsSettled(local.app, signal);
+        progress.say(`${tool.title}…`);
+      }
+      return await askLocal(local, tool, args, localCaller(agent));
+    } finally {
+      // Cancels what the app started in the background (relay-list downloads, timers).
+      await local.close();
+    }
+  } finally {
+    progress.stop();
+  }
+}
+
+async function runTool(
+  tool: ToolSpec,
+  args: Record<string, unknown>,
+  flags: GlobalFlags,
+  io: Io,
+  signal: AbortSignal,
+): Promise<number> {
+  const style = createStyle(wantsColour(io.stdout, io.env));
+  const errStyle = createStyle(wantsColour(io.stderr, io.env));
+  const answer = await lookup(tool, args, flags, io, signal);
+  if (flags.json && answer.status !== 0) io.stdout.write(jsonText(answer.body));
+  if (answer.status === 200) {
+    if (!flags.json) io.stdout.write(humanText(tool, answer.body, style));
+  } else {
+    io.stderr.write(failureText(answer, tool, flags, errStyle));
+  }
+  return exitStatus(answer);
+}
+
+function help(topic: string | undefined, io: Io, version: string): number {
+  if (topic === undefined) {
+    io.stdout.write(`${helpText(version)}\n`);
+    return EXIT.ok;
+  }
+  const tool = toolForCommand(topic);
+  if (tool !== undefined) {
+    io.stdout.write(`${commandHelp(tool)}\n`);
+    return EXIT.ok;
+  }
+  if (topic === 'serve' || topic === 'mcp' || topic === 'help') {
+    io.stdout.write(`${helpText(version)}\n`);
+    return EXIT.ok;
+  }
+  throw new UsageError(`unknown command: ${topic}`);
+}
+
+async function dispatch(invocation: Invocation, io: Io, signal: AbortSignal): Promise<Outcome> {
+  const version = packageVersion();
+  switch (invocation.kind) {
+    case 'version':
+      io.stdout.write(`${version}\n`);
+      return { exit: EXIT.ok };
+    case 'help':
+      return { exit: help(invocation.topic, io, version) };
+    case 'serve':
+      // The server exactly as `npm start` runs it: its own config, logs, signals and exit.
+      await import('../server.js');
+      return { running: true };
+    case 'mcp': {
+      const { openLocalApp } = await import('./local.js');
+      const { serveMcpStdio } = await import('./mcp-stdio.js');
+      const local = await openLocalApp(io.env);
+      try {
+        await serveMcpStdio(local, userAgent(version));
+      } finally {
+        await local.close();
+      }
+      return { exit: EXIT.ok };
+    }
+    case 'tool':
+      return { exit: await runTool(invocation.tool, invocation.args, invocation.flags, io, signal) };
+  }
+}
+
+export async function main(argv: readonly string[], io: Io, signal: AbortSignal): Promise<Outcome> {
+  try {
+    return await dispatch(parseCommandLine(argv, io.env), io, signal);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    const hint = err.command ? `netdiag help ${err.command}` : 'netdiag --help';
+    io.stderr.write(`netdiag: ${err.message}\nusage: ${hint}\n`);
+    return { exit: EXIT.usage };
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * How each tool is spelled on the command line: which route parameters its positional
+ * arguments fill, and the options worth naming in its help. Everything else about a tool (its
+ * route, title, summary) is features/tools/catalog.ts's; any route parameter not named here
+ * still passes as `--name value`, and the route's own validation answers for it (a 400 naming
+ * it), so this table cannot drift into a second schema.
+ */
+import { TOOLS, type ToolSpec } from '../features/tools/catalog.js';
+
+export interface Positional {
+  /** The route parameter it fills. */
+  param: string;
+  /** As the usage line shows it. */
+  label: string;
+  optional?: boolean;
+}
+
+export interface CommandSpec {
+  positionals: readonly Positional[];
+  /** Options shown in the usage line and help: name → label of its value ('' for a flag). */
+  options?: Readonly<Record<string, string>>;
+  example: string;
+  /** Shows progress from the start: a live measurement that takes seconds. */
+  slow?: boolean;
+  /** In-process, the answer needs the relay lists loaded (the first run downloads them). */
+  relayLists?: boolean;
+}
+
+const DOMAIN: Positional = { param: 'domain', label: 'domain' };
+const IP: Positional = { param: 'ip', label: 'ip' };
+
+export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
+  dns: {
+    positionals: [
+      { param: 'target', label: 'name' },
+      { param: 'type', label: 'TYPE', optional: true },
+    ],
+    example: 'netdiag dns example.com MX',
+  },
+  email: {
+    positionals: [DOMAIN],
+    options: { selector: 'name' },
+    example: 'netdiag email example.com --selector s1',
+  },
+  spf: {
+    positionals: [IP],
+    options: { sender: 'address', helo: 'name', domain: 'domain' },
+    example: 'netdiag spf 192.0.2.1 --sender a@example.com',
+  },
+  'mail-tls': { positionals: [DOMAIN], example: 'netdiag mail-tls example.com', slow: true },
+  rdap: {
+    positionals: [{ param: 'target', label: 'domain|ip|cidr' }],
+    options: { type: 'domain|ip' },
+    example: 'netdiag rdap google.com',
+  },
+  tls: { positionals: [{ param: 'target', label: 'host' }], example: 'netdiag tls example.com' },
+  inspect: {
+    positionals: [{ param: 'target', label: 'host|url' }],
+    options: { ip: 'address', 'include-tls': 'true|false' },
+    example: 'netdiag inspect example.com',
+  },
+  certificates: { positionals: [DOMAIN], example: 'netdiag certificates example.com' },
+  subdomains: { positionals: [DOMAIN], example: 'netdiag subdomains example.com', slow: true },
+  'global-dns': {
+    positionals: [
+      { param: 'target', label: 'name' },
+      { param: 'type', label: 'TYPE', optional: true },
+    ],
+    example: 'netdiag global-dns example.com AAAA',
+    slow: true,
+  },
+  'ip-geo': { positionals: [IP], example: 'netdiag ip-geo 192.0.2.1', relayLists: true },
+  'ip-privacy': { positionals: [IP], example: 'netdiag ip-privacy 172.224.226.34', relayLists: true },
+  'my-ip': { positionals: [], example: 'netdiag my-ip', relayLists: true },
+};
+
+/** A global-dns question without a type asks for A, as the site does. */
+export const GLOBAL_DNS_DEFAULT_TYPE = 'A';
+
+export function commandSpec(tool: ToolSpec): CommandSpec {
+  const spec = COMMANDS[tool.command];
+  if (spec === undefined) throw new Error(`no command line spelling for ${tool.command}`);
+  return spec;
+}
+
+export function usageLine(tool: ToolSpec): string {
+  const spec = commandSpec(tool);
+  const positionals = spec.positionals.map((p) => (p.optional ? `[${p.label}]` : `<${p.label}>`));
+  const options = Object.entries(spec.options ?? {}).map(([name, value]) => `[--${name} ${value}]`);
+  return ['netdiag', tool.command, ...positionals, ...options].join(' ');
+}
+
+export const GLOBAL_OPTIONS: readonly [string, string][] = [
+  ['--json', "print the API's JSON answer (pretty-printed) and nothing else on stdout"],
+  ['--api URL', 'ask the netdiag instance at URL (default: $NETDIAG_API; unset: run in this process)'],
+  ['--name value', 'any other parameter of the route (see /openapi.json), e.g. --include-tls false'],
+  ['-h, --help', 'this help; `netdiag help <command>` for one command'],
+  ['-V, --version', 'the version'],
+];
+
+export function helpText(version: string): string {
+  const width = Math.max(...TOOLS.map((t) => t.command.length), 'serve'.length);
+  const row = (name: string, text: string) => `  ${name.padEnd(width)}  ${text}`;
+  return [
+    `netdiag ${version}: network diagnostics from the command line`,
+    '',
+    'Usage: netdiag <command> [target] [options]',
+    '',
+    'Lookups:',
+    ...TOOLS.map((t) => row(t.command, t.title)),
+    '',
+    'Other commands:',
+    row('serve', 'start the HTTP server (as `npm start`: the API, the site and /mcp)'),
+    row('mcp', 'mcp --stdio: the lookups as MCP tools over stdin/stdout, for desktop agents'),
+    row('help', 'help <command>: usage and an example'),
+    '',
+    'Options:',
+    ...GLOBAL_OPTIONS.map(([name, text]) => `  ${name.padEnd(14)}  ${text}`),
+    '',
+    'Exit status: 0 an answer; 1 the lookup failed (upstream failure, rate limit, unreachable API);',
+    '2 bad input (the route said 400, or the command line is wrong).',
+    '',
+    'Examples:',
+    ...['dns', 'email', 'spf', 'global-dns'].map((c) => `  ${COMMANDS[c]?.example}`),
+  ].join('\n');
+}
+
+export function commandHelp(tool: ToolSpec): string {
+  const spec = commandSpec(tool);
+  return [
+    `netdiag ${tool.command}: ${tool.title} (${tool.method} ${tool.path})`,
+    '',
+    `Usage: ${usageLine(tool)} [--json] [--api URL]`,
+    '',
+    `Example: ${spec.example}`,
+    ...(tool.command === 'rdap'
+      ? ['', 'The type is inferred: an IP address or CIDR is ip, anything else domain.']
+      : []),
+    ...(spec.slow
+      ? ['', 'A live measurement: it takes seconds, and counts against the expensive rate limit.']
+      : []),
+    '',
+    'Other route parameters pass as --name value; the route validates them (a 400 names the bad one).',
+  ].join('\n');
+}

@@ -1,0 +1,80 @@
+/**
+ * Lookups in this process: the whole app (buildApp on the configuration contract's variables,
+ * their defaults being the public providers, the in-process cache and the bundled data), asked
+ * through the route itself (features/tools/call-route.ts), so validation, limits and attribution
+ * are the server's own.
+ *
+ * Two things differ from `npm start`, both for a one-shot command on a terminal: the app's logs
+ * go to stderr at level `error` unless LOG_LEVEL says otherwise (stdout carries the answer, or
+ * the MCP protocol), and load shedding is off unless LOAD_SHED_EVENT_LOOP_DELAY_MS is set (the
+ * event loop of a process that has just loaded the app is busy by nature, and there is no other
+ * client to shed for). Work the app starts in the background (the relay-list downloads begin
+ * when it is ready) is cancelled by close(), which the caller runs before exiting.
+ */
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../app.js';
+import { ConfigError, loadConfig } from '../config/index.js';
+import { type Caller, callRoute } from '../features/tools/call-route.js';
+import { type ToolSpec, toolDefinitions } from '../features/tools/catalog.js';
+import { createLogger } from '../logger.js';
+import type { Answer } from './answer.js';
+import { UsageError } from './args.js';
+
+/** Relay lists not yet loaded after this: the lookup runs anyway, and the route says what is missing. */
+const RELAY_LISTS_WAIT_MS = 150_000;
+const RELAY_LISTS_POLL_MS = 200;
+
+export interface LocalApp {
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+export async function openLocalApp(env: Readonly<Record<string, string | undefined>>): Promise<LocalApp> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig({ LOG_LEVEL: 'error', LOAD_SHED_EVENT_LOOP_DELAY_MS: '0', ...env });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(`invalid configuration: ${err.message}`);
+    throw err;
+  }
+  const logger = createLogger(config, pino.destination({ dest: 2, sync: true }));
+  const app = await buildApp(config, { logger });
+  await app.ready();
+  return { app, close: () => app.close() };
+}
+
+/** The local process asking: the limiter counts it as 127.0.0.1, as a request from this machine. */
+export function localCaller(userAgent: string): Caller {
+  return { ip: '127.0.0.1', userAgent };
+}
+
+/**
+ * Waits while a relay list has neither a copy nor a failed download to show: the first run has
+ * no copy in LIST_CACHE_DIR yet. Later runs load theirs from disk before the app is ready.
+ */
+export async function relayListsSettled(app: FastifyInstance, signal?: AbortSignal): Promise<void> {
+  const deadline = Date.now() + RELAY_LISTS_WAIT_MS;
+  while (app.ipSources.relays.loading() && Date.now() < deadline && !signal?.aborted) {
+    await new Promise((resolve) => setTimeout(resolve, RELAY_LISTS_POLL_MS));
+  }
+}
+
+export async function askLocal(
+  local: LocalApp,
+  tool: ToolSpec,
+  args: Record<string, unknown>,
+  caller: Caller,
+): Promise<Answer> {
+  if (!toolDefinitions(local.app).some((d) => d.spec.name === tool.name)) {
+    return {
+      status: 404,
+      body: {
+        error: `${tool.command} is switched off in this configuration (${tool.method} ${tool.path} is not served)`,
+      },
+      retryAfter: null,
+    };
+  }
+  const { status, body, retryAfter } = await callRoute(local.app, tool, args, caller);
+  return { status, body, retryAfter };
+}

@@ -1,0 +1,122 @@
+import type { EmailCheck, EmailSecurityResponse } from '../../features/email/email.schema.js';
+import type { Style, Tone } from '../style.js';
+import { section, table } from '../table.js';
+import { badge, type Renderer } from './common.js';
+
+/** The site's names and status words (src/web/results/email.tsx). */
+export const CHECK_NAMES: Record<EmailCheck['id'], string> = {
+  mx: 'MX',
+  spf: 'SPF',
+  dmarc: 'DMARC',
+  dkim: 'DKIM',
+  mta_sts: 'MTA-STS',
+  tls_rpt: 'TLS-RPT',
+  bimi: 'BIMI',
+  dnssec: 'DNSSEC / DANE',
+};
+
+const STATUS: Record<EmailCheck['status'], { tone: Tone; label: string; icon: string }> = {
+  pass: { tone: 'ok', label: 'Pass', icon: '✓' },
+  warn: { tone: 'warn', label: 'Warning', icon: '!' },
+  fail: { tone: 'bad', label: 'Fail', icon: '✕' },
+  info: { tone: 'info', label: 'Info', icon: 'i' },
+  error: { tone: 'bad', label: 'Lookup failed', icon: '?' },
+  not_applicable: { tone: 'muted', label: 'Not applicable', icon: '–' },
+};
+
+const GRADE_TONE: Record<EmailSecurityResponse['grade'], Tone> = {
+  A: 'ok',
+  B: 'ok',
+  C: 'warn',
+  D: 'bad',
+  F: 'bad',
+};
+const PRIORITY_TONE = { high: 'bad', medium: 'warn', low: 'info' } as const;
+const SEVERITY_TONE = { error: 'bad', warning: 'warn', info: 'info' } as const;
+
+/** Findings with the RFC each comes from (the e-mail grade's checks, the mail servers' hosts). */
+export function mailFindings(
+  style: Style,
+  findings: readonly { severity: keyof typeof SEVERITY_TONE; message: string; rfc: string }[],
+  indent = '',
+): string[] {
+  return findings.map(
+    (f) =>
+      `${indent}${badge(style, SEVERITY_TONE[f.severity], f.severity)} ${f.message} ${style.dim(`(${f.rfc})`)}`,
+  );
+}
+
+export const email: Renderer = (body, style) => {
+  const data = body as EmailSecurityResponse;
+  const { scoring } = data;
+  const lines = [
+    `${style.bold('Grade')} ${badge(style, GRADE_TONE[data.grade], style.bold(data.grade))} · ${data.score}/100`,
+  ];
+  if (scoring.possible !== 100 || scoring.uncapped_score !== data.score) {
+    lines.push(
+      style.dim(
+        `${scoring.earned} of ${scoring.possible} points` +
+          (scoring.possible !== 100 ? ' (checks whose lookups failed are left out)' : '') +
+          (scoring.uncapped_score !== data.score ? `; ${scoring.uncapped_score} before caps` : ''),
+      ),
+    );
+  }
+  for (const c of scoring.caps) lines.push(style.tone('warn', `Capped at ${c.max_grade}: ${c.reason}`));
+  if (scoring.non_sending) {
+    lines.push(
+      style.dim('This domain sends no mail and says so: full points for DKIM, MTA-STS and TLS-RPT.'),
+    );
+  }
+  lines.push(
+    ...section(
+      style,
+      'What to fix first',
+      data.recommendations.map(
+        (r, i) =>
+          `${i + 1}. ${badge(style, PRIORITY_TONE[r.priority], r.priority)} ${style.bold(CHECK_NAMES[r.check])}: ${r.text}`,
+      ),
+    ),
+    ...section(
+      style,
+      'Checks',
+      table(
+        style,
+        ['CHECK', 'STATUS', 'POINTS', 'SUMMARY'],
+        data.checks.map((c) => {
+          const s = STATUS[c.status];
+          return [
+            CHECK_NAMES[c.id],
+            badge(style, s.tone, `${s.icon} ${s.label}`),
+            `${c.points}/${c.max_points}`,
+            c.summary,
+          ];
+        }),
+      ),
+    ),
+  );
+  const findings = data.checks.flatMap((c) =>
+    c.findings.length ? [`${CHECK_NAMES[c.id]}:`, ...mailFindings(style, c.findings, '  ')] : [],
+  );
+  lines.push(...section(style, 'Findings', findings));
+  if (data.mx.length > 0) {
+    lines.push(
+      ...section(
+        style,
+        'Mail servers',
+        table(
+          style,
+          ['PRIORITY', 'EXCHANGE', 'ADDRESSES'],
+          data.mx.map((m) => [String(m.priority), m.exchange, m.addresses.join(', ') || '—']),
+        ),
+      ),
+    );
+  }
+  lines.push(
+    '',
+    style.dim(
+      `DKIM selectors tested: ${data.tested_dkim_selectors.join(', ')}. ${data.dns_queries} DNS queries. ` +
+        `How the score is computed: ${scoring.formula}.`,
+    ),
+  );
+  return lines;
+};

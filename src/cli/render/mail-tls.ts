@@ -1,0 +1,158 @@
+import type {
+  MailTlsAddress,
+  MailTlsDane,
+  MailTlsHost,
+  MailTlsResponse,
+} from '../../features/mail-tls/mail-tls.schema.js';
+import type { Style, Tone } from '../style.js';
+import { facts, section } from '../table.js';
+import { badge, formatDateTime, formatMs, plural, type Renderer, yesNo } from './common.js';
+import { mailFindings } from './email.js';
+import { tlsEvidence } from './tls.js';
+
+type Status = MailTlsResponse['status'];
+
+/** The site's status words and colours (src/web/results/mail-tls.tsx, styles.css .mail-<status>). */
+const STATUS: Record<Status, { tone: Tone; label: string }> = {
+  pass: { tone: 'ok', label: 'pass' },
+  warn: { tone: 'warn', label: 'warn' },
+  fail: { tone: 'bad', label: 'fail' },
+  unreachable: { tone: 'error', label: 'unreachable' },
+  refused: { tone: 'info', label: 'refused' },
+  no_mail: { tone: 'muted', label: 'no mail' },
+};
+
+const DANE_TONE: Record<MailTlsDane['verdict'], Tone> = {
+  valid: 'ok',
+  mismatch: 'bad',
+  unusable: 'warn',
+  unchecked: 'muted',
+  insecure: 'warn',
+  none: 'muted',
+  error: 'bad',
+};
+
+const RECORD_TONE: Record<MailTlsDane['records'][number]['result'], Tone> = {
+  match: 'ok',
+  mismatch: 'bad',
+  unusable: 'warn',
+  unchecked: 'muted',
+};
+
+const MX_STATE: Record<Exclude<MailTlsResponse['mx']['state'], 'present'>, string> = {
+  implicit: 'none published: the domain itself is the mail host (RFC 5321 §5.1)',
+  null_mx: 'null MX: the domain accepts no mail (RFC 7505)',
+  nxdomain: 'the domain does not exist',
+  no_address: 'neither an MX nor an address',
+};
+
+function status(style: Style, s: Status): string {
+  return badge(style, STATUS[s].tone, STATUS[s].label);
+}
+
+function dane(style: Style, d: MailTlsDane, indent: string): string[] {
+  return [
+    `${indent}${badge(style, DANE_TONE[d.verdict], `DANE ${d.verdict}`)} ${d.summary}`,
+    ...d.records.map(
+      (r) =>
+        `${indent}  ${badge(style, RECORD_TONE[r.result], r.result)} ${r.meaning}` +
+        (r.matched !== null ? style.dim(` — matches certificate ${r.matched} as sent`) : '') +
+        ((r.reason ?? r.problem) ? style.dim(` — ${r.reason ?? r.problem}`) : ''),
+    ),
+    style.dim(
+      `${indent}TLSA at ${d.tlsa_name}${d.validated === true ? ' (DNSSEC-validated)' : d.validated === false ? ' (not DNSSEC-validated)' : ''}`,
+    ),
+  ];
+}
+
+function address(style: Style, a: MailTlsAddress, showDane: boolean): string[] {
+  const { smtp } = a;
+  const banner = smtp?.banner;
+  const indent = '    ';
+  return [
+    '',
+    `  ${style.bold(a.address)} ${style.dim(`IPv${a.family}`)} ${status(style, a.status)}`,
+    ...(a.refused_reason ? [style.dim(`${indent}Not contacted: ${a.refused_reason}`)] : []),
+    ...(smtp?.failure
+      ? [
+          style.tone(
+            'bad',
+            `${indent}Stopped at ${smtp.failure.stage} (${smtp.failure.kind}): ${smtp.failure.message}`,
+          ),
+        ]
+      : []),
+    ...facts(
+      style,
+      [
+        ['Banner', banner ? `${banner.code} ${banner.lines.join(' / ')}` : null],
+        ['STARTTLS offered', yesNo(smtp?.starttls_offered)],
+        ['Extensions', smtp?.ehlo_extensions.join(' ')],
+        ['Timings', smtp?.timings.map((t) => `${t.stage} ${formatMs(t.ms)}`).join(' · ')],
+        ['PTR', a.ptr.length ? a.ptr.join(', ') : a.smtp ? 'none' : null],
+        [
+          'FCrDNS',
+          a.fcrdns === null
+            ? null
+            : badge(style, a.fcrdns ? 'ok' : 'warn', a.fcrdns ? 'resolves back' : 'does not resolve back'),
+        ],
+        ['DANE', showDane && a.dane ? badge(style, DANE_TONE[a.dane.verdict], a.dane.verdict) : null],
+      ],
+      indent,
+    ),
+    ...(a.tls ? ['', ...tlsEvidence(style, a.tls, indent)] : []),
+  ];
+}
+
+function host(style: Style, h: MailTlsHost): string[] {
+  const sts = h.mta_sts;
+  // The host's DANE is its addresses' worst; name each address's only when they differ.
+  const verdicts = new Set(h.addresses.map((a) => a.dane?.verdict));
+  return [
+    '',
+    `${style.bold(h.host)}  ${style.dim(h.preference === null ? 'implicit MX' : `preference ${h.preference}`)}  ${status(style, h.status)}`,
+    ...mailFindings(style, h.findings, '  '),
+    ...(h.dane ? dane(style, h.dane, '  ') : []),
+    ...(sts.mode && sts.mode !== 'none'
+      ? [
+          `  MTA-STS (${sts.mode}): ` +
+            badge(
+              style,
+              sts.matches_policy ? 'ok' : 'bad',
+              sts.matches_policy ? 'matches the policy' : 'not in the policy',
+            ) +
+            (sts.deliverable === null
+              ? ''
+              : ` ${badge(style, sts.deliverable ? 'ok' : 'bad', sts.deliverable ? 'a sender would deliver' : 'a sender would not deliver')}`),
+        ]
+      : []),
+    ...(h.addresses.length === 0 ? [style.dim('  No address to test.')] : []),
+    ...h.addresses.flatMap((a) => address(style, a, verdicts.size > 1)),
+  ];
+}
+
+export const mailTls: Renderer = (body, style) => {
+  const data = body as MailTlsResponse;
+  const sts = data.mta_sts;
+  return [
+    `${style.bold(status(style, data.status).toUpperCase())}  ${data.summary}`,
+    ...mailFindings(style, data.findings),
+    '',
+    ...facts(style, [
+      [
+        'MX',
+        data.mx.state === 'present'
+          ? `${plural(data.mx.hosts, 'host')} published${data.mx.hosts > data.hosts.length ? `, the first ${data.hosts.length} tested` : ''}`
+          : MX_STATE[data.mx.state],
+      ],
+      ['MTA-STS', sts.mode ?? (sts.state === 'none' ? 'no policy' : sts.state)],
+      ['Policy mx', sts.mx.join(', ')],
+      ['HELO name', data.helo_name],
+    ]),
+    ...section(style, 'Mail servers', data.hosts.flatMap((h) => host(style, h)).slice(1)),
+    '',
+    style.dim(
+      `Checked ${formatDateTime(data.checked_at)}. Each address gets an SMTP session on port 25 up to STARTTLS ` +
+        'and a second EHLO; no mail is ever attempted.',
+    ),
+  ];
+};

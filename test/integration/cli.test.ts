@@ -1,0 +1,323 @@
+/**
+ * The `netdiag` command as people and scripts run it: the built bin (bin/netdiag.mjs) as a
+ * child process, in-process against every fixture upstream (test/e2e/fixture-app.ts, through
+ * the configuration contract's variables), and with --api against the fixture app listening.
+ * Output for people, --json, the exit status, the MCP server over stdio with the SDK's own
+ * client, `netdiag serve`, and one run on a real terminal inside tmux.
+ *
+ * Each run is a Node process loading the whole app: about 1.5 s on an idle machine, so the
+ * bounds here are far above that (a loaded 2-core machine runs several suites at once).
+ */
+import { execFile, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  type FixtureApp,
+  type FixtureUpstreams,
+  SPF_SENDER,
+  startFixtureApp,
+  startFixtureUpstreams,
+} from '../e2e/fixture-app.js';
+import { startNetdiag } from '../scale/netdiag-process.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = 'bin/netdiag.mjs';
+const RUN_TIMEOUT_MS = 60_000;
+const ESC = '\u001b[';
+/** An SGR sequence as a regular expression's source (built from text: biome refuses control characters in literals). */
+const SGR = (code: string) => `\\u001b\\[${code}m`;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+let fx: FixtureUpstreams;
+
+/** The variables a run gets: the fixtures', nothing from this process but PATH and HOME. */
+function envOf(extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...fx.env, ...extra };
+}
+
+/** Asynchronous on purpose: the fake upstreams answer from this process's event loop. */
+function netdiag(args: string[], extra: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: ROOT, env: envOf(extra), timeout: RUN_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+beforeAll(async () => {
+  fx = await startFixtureUpstreams();
+}, 60_000);
+afterAll(async () => {
+  await fx?.close();
+});
+
+describe('netdiag (in-process) for people', () => {
+  it('dns: the summary, the answer as an aligned table, the source; no escape codes in a pipe, nothing on stderr', async () => {
+    const run = await netdiag(['dns', 'example.test', 'MX']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toMatch(
+      /^example\.test MX: 10 mail\.example\.test, 20 mail2\.example\.test \(via DNS over HTTPS/,
+    );
+    expect(run.stdout).toContain('NOERROR  DNSSEC not validated  2 MX records');
+    const header = lines.findIndex((l) => /^NAME\s+TYPE\s+TTL\s+DATA$/.test(l));
+    expect(header).toBeGreaterThan(0);
+    expect(lines[header + 1]).toMatch(/^example\.test\s+MX\s+5 min\s+10 mail\.example\.test$/);
+    expect(lines[header + 1]?.indexOf('MX')).toBe(lines[header]?.indexOf('TYPE'));
+    expect(run.stdout).toMatch(/Source: DNS over HTTPS .* Tried: DNS over HTTPS .* ✓/);
+    expect(run.stdout).not.toContain(ESC);
+  }, 90_000);
+
+  it('email: grade, what to fix first, one row per check in the site words', async () => {
+    const run = await netdiag(['email', 'example.test']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^example\.test: grade [A-F], \d+\/100\./);
+    expect(run.stdout).toMatch(/Grade [A-F] · \d+\/100/);
+    expect(run.stdout).toContain('What to fix first');
+    expect(run.stdout).toMatch(/CHECK\s+STATUS\s+POINTS\s+SUMMARY/);
+    expect(run.stdout).toMatch(/\nDMARC\s+✓ Pass\s+35\/35\s+DMARC p=reject/);
+    expect(run.stdout).toMatch(/\nDKIM\s+✕ Fail\s+0\/20/);
+  }, 90_000);
+
+  it('spf: the result in capitals, its meaning, the trace with the include nested', async () => {
+    const pass = await netdiag(['spf', '198.51.100.7', '--sender', SPF_SENDER]);
+    expect(pass.code, pass.stderr).toBe(0);
+    expect(pass.stdout).toContain('PASS  198.51.100.7 is authorized to send mail as alice@sender.test.');
+    expect(pass.stdout).toMatch(
+      /\n {4}ip4:198\.51\.100\.0\/24 match — 198\.51\.100\.7 is in 198\.51\.100\.0\/24/,
+    );
+    const fail = await netdiag(['spf', '203.0.113.9', `--sender=${SPF_SENDER}`]);
+    expect(fail.code, fail.stderr).toBe(0);
+    expect(fail.stdout).toContain('FAIL  203.0.113.9 is not authorized to send mail as alice@sender.test');
+    expect(fail.stdout).toContain(
+      "sender.test explains: “203.0.113.9 is not one of sender.test's mail servers”",
+    );
+  }, 90_000);
+
+  it('subdomains: counts, then one row per name with its status', async () => {
+    const run = await netdiag(['subdomains', 'example.com']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^example\.com: \d+ names found in CT/);
+    expect(run.stdout).toMatch(/\d+ discovered in CT · \d+ resolved now · \d+ active/);
+    expect(run.stdout).toMatch(/NAME\s+STATUS\s+ANSWERS NOW\s+LAST CERTIFICATE\s+CERTS/);
+    expect(run.stdout).toMatch(/\nwww\.example\.com\s+active\s+192\.0\.2\.80\s+\d{4}-\d\d-\d\d\s+\d+/);
+    expect(run.stdout).toMatch(/\ndev\.example\.com\s+historical\s+—/);
+  }, 90_000);
+
+  it('global-dns: the verdict, the answer sets, one row per country (type A when none is given)', async () => {
+    const run = await netdiag(['global-dns', 'cdn.jsdelivr.net']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^cdn\.jsdelivr\.net A from 10 countries: 10 answered/);
+    expect(run.stdout).toContain('Inconsistent: 2 different answers across 10 countries');
+    expect(run.stdout).toMatch(/COUNTRY\s+CITY\s+NETWORK\s+STATUS\s+TIME\s+ANSWERS/);
+    expect(run.stdout.match(/\n[A-Z]{2} +\S.*answered/g)).toHaveLength(10);
+  }, 90_000);
+
+  it('rdap: the type is inferred from the target', async () => {
+    const run = await netdiag(['rdap', 'google.com']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^google\.com \(domain\): registrar MarkMonitor/);
+    expect(run.stdout).toMatch(/\nRegistrar\s+MarkMonitor Inc\. \(IANA 292\)/);
+  }, 90_000);
+});
+
+describe('netdiag --json and the exit status', () => {
+  let app: FixtureApp;
+  beforeAll(async () => {
+    app = await startFixtureApp();
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('--json prints exactly the API body: the same in-process, through --api and from the REST route', async () => {
+    // In-process on the app's own upstreams: the DoH resolver's address names the source.
+    const local = await netdiag(['dns', 'example.test', 'A', '--json'], app.env);
+    const remote = await netdiag(['--api', app.url, 'dns', 'example.test', 'A', '--json']);
+    expect(local.code, local.stderr).toBe(0);
+    expect(remote.code, remote.stderr).toBe(0);
+    const rest = await (await fetch(`${app.url}/api/dns?target=example.test&type=A`)).json();
+    expect(JSON.parse(local.stdout)).toEqual(rest);
+    expect(JSON.parse(remote.stdout)).toEqual(rest);
+    expect(local.stdout).toBe(`${JSON.stringify(rest, null, 2)}\n`);
+    expect(local.stderr).toBe('');
+  }, 90_000);
+
+  it('--api, or NETDIAG_API, asks the instance: the same output for people', async () => {
+    const local = await netdiag(['rdap', 'google.com']);
+    const remote = await netdiag(['rdap', 'google.com'], { NETDIAG_API: app.url });
+    expect(remote.code, remote.stderr).toBe(0);
+    expect(remote.stdout).toBe(local.stdout);
+  }, 90_000);
+
+  it('exit 2 for bad input: the route’s 400 naming the parameter, and command-line mistakes', async () => {
+    const badType = await netdiag(['dns', 'example.test', 'NOPE']);
+    expect(badType.code).toBe(2);
+    expect(badType.stdout).toBe('');
+    expect(badType.stderr).toMatch(
+      /^netdiag dns: type must be one of .*\(HTTP 400, bad_request\)\nusage: netdiag help dns\n$/,
+    );
+    const json = await netdiag(['--api', app.url, 'dns', 'example.test', 'NOPE', '--json']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: expect.stringMatching(/type/) });
+    for (const args of [['frobnicate'], ['spf'], ['dns', 'a', 'b', 'c'], ['mcp']]) {
+      const run = await netdiag(args);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr, args.join(' ')).toMatch(/^netdiag: .+\nusage: netdiag/);
+    }
+  }, 90_000);
+
+  it('exit 1 for an upstream failure (502), with each provider’s error on stderr', async () => {
+    // Port 9 (discard) of this namespace's loopback: nothing listens, the resolver is refused.
+    const run = await netdiag(['dns', 'example.test'], { DNS_RESOLVERS: 'udp://127.0.0.1:9' });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(
+      /^netdiag dns: dns: every provider failed \(HTTP 502, upstream_failed\)\n {2}✕ DNS over UDP \(127\.0\.0\.1:9\): /,
+    );
+  }, 90_000);
+
+  it('exit 1 for an API that cannot be reached, and for a 429 (saying when to retry)', async () => {
+    const down = await netdiag(['--api', 'http://127.0.0.1:9', 'dns', 'example.test']);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/^netdiag: the service at http:\/\/127\.0\.0\.1:9 could not be reached/);
+    const limited = await startFixtureApp({ config: { rateLimitGeneral: { points: 1, seconds: 60 } } });
+    try {
+      expect((await netdiag(['--api', limited.url, 'my-ip'])).code).toBe(0);
+      const second = await netdiag(['--api', limited.url, 'my-ip']);
+      expect(second.code).toBe(1);
+      expect(second.stderr).toMatch(/HTTP 429: retry after \d+ s/);
+    } finally {
+      await limited.close();
+    }
+  }, 90_000);
+});
+
+describe('netdiag colour', () => {
+  it('FORCE_COLOR colours a pipe; NO_COLOR does not (FORCE_COLOR, when set, decides)', async () => {
+    const forced = await netdiag(['dns', 'example.test'], { FORCE_COLOR: '1' });
+    expect(forced.stdout).toContain(`${ESC}32mNOERROR${ESC}39m`);
+    const none = await netdiag(['dns', 'example.test'], { NO_COLOR: '1' });
+    expect(none.stdout).not.toContain(ESC);
+    expect(stripVTControlCharacters(forced.stdout)).toBe(none.stdout);
+  }, 90_000);
+
+  it('on a real terminal (tmux): colour, the table aligned; NO_COLOR there: none', async (t) => {
+    if (spawnSync('tmux', ['-V']).status !== 0) return t.skip();
+    const socket = `netdiag-cli-${process.pid}`;
+    const tmux = (...args: string[]) =>
+      spawnSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {
+        cwd: ROOT,
+        env: envOf(),
+        encoding: 'utf8',
+      });
+    const screen = async (command: string): Promise<string> => {
+      tmux('kill-server');
+      // The session's shell takes the environment of the tmux server this command starts.
+      const started = tmux(
+        'new-session',
+        '-d',
+        '-x',
+        '160',
+        '-y',
+        '60',
+        '-s',
+        'cli',
+        `${command}; sleep 120`,
+      );
+      expect(started.status, started.stderr).toBe(0);
+      let text = '';
+      await vi.waitFor(
+        () => {
+          text = tmux('capture-pane', '-p', '-e', '-t', 'cli').stdout;
+          expect(text).toContain('Source:');
+        },
+        { timeout: 60_000, interval: 250 },
+      );
+      return text;
+    };
+    try {
+      const coloured = await screen(`${process.execPath} ${BIN} dns example.test MX`);
+      expect(coloured).toContain(ESC);
+      // tmux writes its own sequences (a background reset after the colour), so allow any in between.
+      expect(coloured).toMatch(new RegExp(`${SGR('32')}(${SGR('\\d+')})*NOERROR`));
+      expect(coloured).toMatch(new RegExp(`${SGR('1')}(${SGR('\\d+')})*TYPE`));
+      const plain = stripVTControlCharacters(coloured).split('\n');
+      const header = plain.findIndex((l) => /^NAME\s+TYPE\s+TTL\s+DATA\s*$/.test(l));
+      expect(header).toBeGreaterThan(0);
+      for (const row of plain.slice(header + 1, header + 3)) {
+        expect(row.indexOf('MX')).toBe(plain[header]?.indexOf('TYPE'));
+        expect(row.indexOf('5 min')).toBe(plain[header]?.indexOf('TTL'));
+      }
+      const uncoloured = await screen(`NO_COLOR=1 ${process.execPath} ${BIN} dns example.test MX`);
+      expect(uncoloured).not.toContain(ESC);
+      expect(uncoloured).toContain('NOERROR  DNSSEC not validated');
+    } finally {
+      tmux('kill-server');
+    }
+  }, 150_000);
+});
+
+describe('netdiag mcp --stdio and netdiag serve', () => {
+  it('serves the MCP tools over stdio to the SDK’s own client', async () => {
+    const client = new Client({ name: 'netdiag-cli-test', version: '1.0.0' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', '--stdio'],
+      cwd: ROOT,
+      env: envOf(),
+      stderr: 'pipe',
+    });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(
+        expect.arrayContaining(['dns_lookup', 'email_security', 'my_ip']),
+      );
+      const result = (await client.callTool({
+        name: 'dns_lookup',
+        arguments: { target: 'example.test', type: 'A' },
+      })) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      expect(result.content[0]).toMatchObject({
+        type: 'text',
+        text: expect.stringMatching(/^example\.test A: 192\.0\.2\.10/),
+      });
+      expect(result.structuredContent).toMatchObject({ target: 'example.test', type: 'A' });
+      const me = (await client.callTool({ name: 'my_ip', arguments: {} })) as CallToolResult;
+      expect(me.structuredContent).toMatchObject({ ip: '127.0.0.1' });
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
+
+  it('netdiag serve runs the server as npm start does', async () => {
+    const server = await startNetdiag(envOf({ LOG_LEVEL: 'info' }), {
+      via: 'netdiag',
+      startTimeoutMs: 60_000,
+    });
+    try {
+      const res = await server.get('/api/dns?target=example.test&type=A');
+      expect(res.status).toBe(200);
+      expect(res.json()).toMatchObject({ target: 'example.test', records: [{ address: '192.0.2.10' }] });
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  }, 90_000);
+});

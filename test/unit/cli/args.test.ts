@@ -1,0 +1,72 @@
+/** The command line → a route call: positionals, passed-through options, inferred and default types, usage errors. */
+import { describe, expect, it } from 'vitest';
+import { parseCommandLine, rdapType, UsageError } from '../../../src/cli/args.js';
+import { COMMANDS } from '../../../src/cli/commands.js';
+import { RENDERERS } from '../../../src/cli/render/index.js';
+import { TOOLS } from '../../../src/features/tools/catalog.js';
+import { thrownBy } from '../../expect-error.js';
+
+function tool(argv: string[], env: Record<string, string> = {}) {
+  const invocation = parseCommandLine(argv, env);
+  if (invocation.kind !== 'tool') throw new Error(`not a tool call: ${invocation.kind}`);
+  return invocation;
+}
+
+describe('parseCommandLine', () => {
+  it('maps positionals to the route parameters and passes other options through, - read as _', () => {
+    expect(tool(['dns', 'example.com', 'MX']).args).toEqual({ target: 'example.com', type: 'MX' });
+    expect(tool(['email', 'example.com', '--selector', 's1']).args).toEqual({
+      domain: 'example.com',
+      selector: 's1',
+    });
+    expect(tool(['spf', '192.0.2.1', '--sender=a@example.com', '--helo', 'h']).args).toEqual({
+      ip: '192.0.2.1',
+      sender: 'a@example.com',
+      helo: 'h',
+    });
+    expect(tool(['inspect', 'example.com', '--include-tls', 'false']).args).toEqual({
+      target: 'example.com',
+      include_tls: 'false',
+    });
+    expect(tool(['inspect', 'example.com', '--include-tls']).args).toMatchObject({ include_tls: 'true' });
+  });
+
+  it('infers the RDAP type and asks global DNS for A by default', () => {
+    expect(tool(['rdap', 'google.com']).args).toEqual({ target: 'google.com', type: 'domain' });
+    expect(tool(['rdap', '192.0.2.0/24']).args.type).toBe('ip');
+    expect(tool(['rdap', '2001:db8::1']).args.type).toBe('ip');
+    expect(tool(['rdap', '8.8.8.8', '--type', 'domain']).args.type).toBe('domain');
+    expect(tool(['global-dns', 'example.com']).args).toEqual({ target: 'example.com', type: 'A' });
+    expect(rdapType('example.com/24')).toBe('domain');
+  });
+
+  it('reads the global flags anywhere, and NETDIAG_API when --api is not given', () => {
+    const t = tool(['--json', 'dns', 'example.com', '--api', 'https://a.example']);
+    expect(t.flags).toMatchObject({ json: true, api: 'https://a.example' });
+    expect(tool(['dns', 'x'], { NETDIAG_API: 'https://b.example' }).flags.api).toBe('https://b.example');
+    expect(parseCommandLine(['dns', '--help'], {})).toMatchObject({ kind: 'help', topic: 'dns' });
+    expect(parseCommandLine([], {})).toMatchObject({ kind: 'help', topic: undefined });
+    expect(parseCommandLine(['-V'], {})).toMatchObject({ kind: 'version' });
+    expect(parseCommandLine(['mcp', '--stdio'], {})).toMatchObject({ kind: 'mcp' });
+  });
+
+  it('refuses what cannot be run, naming the command', () => {
+    for (const argv of [
+      ['nope'],
+      ['spf'],
+      ['dns', 'a', 'b', 'c'],
+      ['mcp'],
+      ['serve', 'x'],
+      ['dns', 'x', '--api'],
+    ]) {
+      expect(thrownBy(() => parseCommandLine(argv, {}), UsageError).message, argv.join(' ')).not.toBe('');
+    }
+  });
+
+  it('has a spelling and a renderer for every tool', () => {
+    for (const t of TOOLS) {
+      expect(COMMANDS[t.command], t.command).toBeDefined();
+      expect(RENDERERS[t.command], t.command).toBeDefined();
+    }
+  });
+});
