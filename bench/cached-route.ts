@@ -3,7 +3,11 @@
  * route, by that route sending the app's headers, and through the whole app
  * layer by layer (a non-API route: request id, logging, metrics, security
  * headers; a zero-work API route: plus the rate limiter, its headers and CORS;
- * a cached provider-backed route through the chain; cached /api/dns itself).
+ * a cached provider-backed route through the chain; cached /api/dns itself), and
+ * last as an operator runs it: `node dist/server.js` as its own process with
+ * LOG_LEVEL=info (one access-log line per request, read through a pipe), metrics,
+ * the default connection cap and load shedding, and the limiter counting every
+ * request (its budget raised so none is refused); its CPU is read from /proc.
  *
  * This machine's throughput drifts from one second to the next (a shared VM),
  * so the routes are measured in interleaved rounds and each figure is the
@@ -11,13 +15,27 @@
  *
  *   npm run bench -- cached-route [seconds per round] [rounds]
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import { Type } from 'typebox';
+import { build } from '../scripts/build.js';
 import { buildApp } from '../src/app.js';
 import { testConfig } from '../src/config/index.js';
 import type { Provider, ProviderInfo } from '../src/providers/types.js';
 import { startFakeDnsServer } from '../test/fakes/dns-server.js';
-import { addedHeaders, bareRoute, listen, type Measured, measure, table } from './lib.js';
+import { startNetdiag } from '../test/scale/netdiag-process.js';
+import {
+  addedHeaders,
+  bareRoute,
+  type CpuClock,
+  childCpu,
+  listen,
+  type Measured,
+  measure,
+  table,
+} from './lib.js';
 
 const seconds = Number(process.argv[2] ?? 3);
 const rounds = Number(process.argv[3] ?? 5);
@@ -88,19 +106,38 @@ app.get(
 const bare = await bareRoute('/', body);
 const withHeaders = await bareRoute('/', body, addedHeaders(sample.headers));
 const appUrl = await listen(app);
-const routes: [string, string][] = [
+const lists = mkdtempSync(join(tmpdir(), 'netdiag-bench-lists-'));
+await build({ ifStale: true });
+const operator = await startNetdiag(
+  {
+    DNS_RESOLVERS: fake.udp,
+    RATE_LIMIT_GENERAL: '1000000000/60',
+    RATE_LIMIT_EXPENSIVE: '1000000000/60',
+    LIST_CACHE_DIR: lists,
+    // Nothing listens there: the relay lists fail to load (logged once), as nothing here asks for them.
+    RELAY_RANGES_URL: 'https://127.0.0.1:9/egress-ip-ranges.csv',
+    TOR_EXIT_LIST_URL: 'https://127.0.0.1:9/torbulkexitlist',
+  },
+  { drainAfterListening: true },
+);
+const routes: [string, string, CpuClock?][] = [
   ['bare Fastify route', `${await listen(bare)}/`],
   ["bare route sending the app's headers", `${await listen(withHeaders)}/`],
   ['non-API route through the app', `${appUrl}/bench/static`],
   ['zero-work API route through the app', `${appUrl}/api/bench/static`],
   ['cached route through the provider chain', `${appUrl}/api/bench/chain`],
   ['cached /api/dns', `${appUrl}${dnsPath}`],
+  [
+    "cached /api/dns, operator's process (node dist/server.js, LOG_LEVEL=info)",
+    `${operator.base}${dnsPath}`,
+    childCpu(operator.serverPid),
+  ],
 ];
 
 const runs = new Map<string, Measured[]>();
 for (let round = 0; round < rounds; round++) {
-  for (const [name, url] of routes) {
-    const m = await measure(name, url, seconds);
+  for (const [name, url, cpu] of routes) {
+    const m = await measure(name, url, seconds, 50, undefined, cpu);
     runs.set(name, [...(runs.get(name) ?? []), m]);
   }
 }
@@ -126,4 +163,6 @@ process.stdout.write(
 await app.close();
 await bare.close();
 await withHeaders.close();
+await operator.stop();
 await fake.close();
+rmSync(lists, { recursive: true, force: true });

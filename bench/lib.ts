@@ -4,6 +4,7 @@
  * any hardware. Loopback only; each run is bounded in time.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import Fastify, { type FastifyInstance } from 'fastify';
 
@@ -96,18 +97,34 @@ function autocannon(
   });
 }
 
+/** CPU time (µs) of a process: this one by default, or a server started as a child. */
+export type CpuClock = () => { user: number; system: number };
+
+/** A child process's CPU time from /proc (Linux), in µs; clock ticks are 10 ms, fine over seconds. */
+export function childCpu(pid: number): CpuClock {
+  return () => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces), from the state field on: utime is 14th, stime 15th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const tick = 10_000;
+    return { user: Number(fields[11]) * tick, system: Number(fields[12]) * tick };
+  };
+}
+
 export async function measure(
   name: string,
   url: string,
   seconds: number,
   connections = 50,
   rate?: number,
+  cpuClock: CpuClock = () => process.cpuUsage(),
 ): Promise<Measured> {
   // Warm-up so JIT and caches are hot before the measured window.
   await autocannon(url, 1, connections, rate);
-  const cpuBefore = process.cpuUsage();
+  const before = cpuClock();
   const result = await autocannon(url, seconds, connections, rate);
-  const cpu = process.cpuUsage(cpuBefore);
+  const after = cpuClock();
+  const cpu = { user: after.user - before.user, system: after.system - before.system };
   return {
     name,
     requestsPerSec: result.requests.average,

@@ -60,6 +60,8 @@ export async function startNetdiag(
     startTimeoutMs?: number;
     via?: 'node' | 'npm' | 'tsx' | 'netdiag';
     nodeArgs?: string[];
+    /** Once listening, read stdout without keeping or parsing it (a benchmark's millions of access-log lines). */
+    drainAfterListening?: boolean;
   } = {},
 ): Promise<NetdiagProcess> {
   const listeners = opts.listeners ?? 1;
@@ -90,6 +92,7 @@ export async function startNetdiag(
   const lines: Record<string, unknown>[] = [];
   let stderr = '';
   let buffer = '';
+  let draining = false;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const listening = new Promise<string>((resolve, reject) => {
     const urls: string[] = [];
@@ -98,6 +101,7 @@ export async function startNetdiag(
       opts.startTimeoutMs ?? 45_000,
     );
     child.stdout?.on('data', (chunk: Buffer) => {
+      if (draining) return;
       buffer += chunk.toString();
       for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
         const text = buffer.slice(0, nl);
@@ -115,6 +119,7 @@ export async function startNetdiag(
           serverPid = Number(line.pid);
           urls.push(url);
           if (urls.length === listeners) {
+            draining = opts.drainAfterListening === true;
             clearTimeout(timer);
             resolve(url);
           }
