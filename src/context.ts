@@ -18,6 +18,7 @@ import type { CrtshOptions } from './providers/ct/crtsh.js';
 import { createDnsProviders, type DnsProviderOptions } from './providers/dns/index.js';
 import { DnsResolver } from './providers/dns/resolver.js';
 import { HttpClient } from './providers/http-client.js';
+import type { RelayListsStart } from './providers/ip/relay-lists.js';
 import { ProviderRegistry } from './providers/registry.js';
 
 export interface AppContext {
@@ -38,6 +39,8 @@ export interface AppContext {
   readonly ca: string | string[] | undefined;
   /** crt.sh tuning from AppDeps; empty in production. */
   readonly crtsh: CrtshOptions;
+  /** When the relay lists start (AppDeps.relayLists): 'on-ready' but for a one-shot CLI command. */
+  readonly relayLists: RelayListsStart;
   close(): Promise<void>;
 }
 
@@ -52,6 +55,12 @@ export interface AppDeps {
   dnsOptions?: DnsProviderOptions;
   /** crt.sh tuning (tests shorten its 35 s per-search deadline). */
   crtsh?: CrtshOptions;
+  /**
+   * 'on-ready' (default, the server): the relay lists load and download when the app is ready.
+   * 'on-demand' (a one-shot `netdiag` command): only when something reads them, so a command
+   * that does not (dns, tls, ...) downloads nothing it will not use.
+   */
+  relayLists?: RelayListsStart;
 }
 
 export function createContext(config: Config, log: Logger, deps: AppDeps = {}): AppContext {
@@ -108,6 +117,7 @@ export function createContext(config: Config, log: Logger, deps: AppDeps = {}): 
     outbound,
     ca: deps.ca,
     crtsh: deps.crtsh ?? {},
+    relayLists: deps.relayLists ?? 'on-ready',
     async close() {
       await Promise.all([http.close(), dns.close()]);
       await cache.close();

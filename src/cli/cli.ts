@@ -101,16 +101,20 @@ async function lookup(
     }
     // Loaded only here: --help, --version and --api never pay for the app.
     const { askLocal, localCaller, openLocalApp, relayListsSettled } = await import('./local.js');
-    const local = await openLocalApp(io.env);
+    const local = await openLocalApp(io.env, { relayLists: 'on-demand' });
     try {
-      if (spec.relayLists && local.app.ipSources.relays.loading()) {
-        progress.say('Loading the relay lists (the first run downloads them)…');
-        await relayListsSettled(local.app, signal);
-        progress.say(`${tool.title}…`);
+      if (spec.relayLists) {
+        // The copies in LIST_CACHE_DIR load here; only a first run has to wait for a download.
+        await local.app.ipSources.relays.start();
+        if (local.app.ipSources.relays.loading()) {
+          progress.say('Loading the relay lists (the first run downloads them)…');
+          await relayListsSettled(local.app, signal);
+          progress.say(`${tool.title}…`);
+        }
       }
       return await askLocal(local, tool, args, localCaller(agent));
     } finally {
-      // Cancels what the app started in the background (relay-list downloads, timers).
+      // Cancels what the app started in the background (a relay-list download, timers).
       await local.close();
     }
   } finally {
@@ -169,7 +173,7 @@ async function dispatch(invocation: Invocation, io: Io, signal: AbortSignal): Pr
     case 'mcp': {
       const { openLocalApp } = await import('./local.js');
       const { serveMcpStdio } = await import('./mcp-stdio.js');
-      const local = await openLocalApp(io.env);
+      const local = await openLocalApp(io.env, { relayLists: 'on-ready' });
       try {
         await serveMcpStdio(local, userAgent(version));
       } finally {

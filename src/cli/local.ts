@@ -8,8 +8,10 @@
  * go to stderr at level `error` unless LOG_LEVEL says otherwise (stdout carries the answer, or
  * the MCP protocol), and load shedding is off unless LOAD_SHED_EVENT_LOOP_DELAY_MS is set (the
  * event loop of a process that has just loaded the app is busy by nature, and there is no other
- * client to shed for). Work the app starts in the background (the relay-list downloads begin
- * when it is ready) is cancelled by close(), which the caller runs before exiting.
+ * client to shed for). A one-shot command opens the app with its relay lists on demand: only
+ * the commands that read them (commandSpec's relayLists) start them, so `netdiag dns` downloads
+ * no list; `netdiag mcp`, long-lived like the server, starts them when ready. Work the app
+ * started in the background is cancelled by close(), which the caller runs before exiting.
  */
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -18,6 +20,7 @@ import { ConfigError, loadConfig } from '../config/index.js';
 import { type Caller, callRoute } from '../features/tools/call-route.js';
 import { type ToolSpec, toolDefinitions } from '../features/tools/catalog.js';
 import { createLogger } from '../logger.js';
+import type { RelayListsStart } from '../providers/ip/relay-lists.js';
 import type { Answer } from './answer.js';
 import { UsageError } from './args.js';
 
@@ -30,7 +33,10 @@ export interface LocalApp {
   close(): Promise<void>;
 }
 
-export async function openLocalApp(env: Readonly<Record<string, string | undefined>>): Promise<LocalApp> {
+export async function openLocalApp(
+  env: Readonly<Record<string, string | undefined>>,
+  opts: { relayLists: RelayListsStart },
+): Promise<LocalApp> {
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig({ LOG_LEVEL: 'error', LOAD_SHED_EVENT_LOOP_DELAY_MS: '0', ...env });
@@ -39,7 +45,7 @@ export async function openLocalApp(env: Readonly<Record<string, string | undefin
     throw err;
   }
   const logger = createLogger(config, pino.destination({ dest: 2, sync: true }));
-  const app = await buildApp(config, { logger });
+  const app = await buildApp(config, { logger, relayLists: opts.relayLists });
   await app.ready();
   return { app, close: () => app.close() };
 }
@@ -50,8 +56,8 @@ export function localCaller(userAgent: string): Caller {
 }
 
 /**
- * Waits while a relay list has neither a copy nor a failed download to show: the first run has
- * no copy in LIST_CACHE_DIR yet. Later runs load theirs from disk before the app is ready.
+ * Waits while a started relay list has neither a copy nor a failed download to show: the first
+ * run has no copy in LIST_CACHE_DIR yet. Later runs load theirs from disk in start().
  */
 export async function relayListsSettled(app: FastifyInstance, signal?: AbortSignal): Promise<void> {
   const deadline = Date.now() + RELAY_LISTS_WAIT_MS;

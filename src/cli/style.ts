@@ -4,13 +4,10 @@
  * as Node's own tty module reads it (FORCE_COLOR=0 off, anything else on).
  */
 import { stripVTControlCharacters } from 'node:util';
+import type { Tone } from '../client/words.js';
 
-/**
- * The site's tones (src/web/ui/common.tsx, and styles.css's --error for an evaluation that could
- * not finish: SPF's temperror and permerror, an unreachable mail server): the same verdict has
- * the same colour.
- */
-export type Tone = 'ok' | 'warn' | 'bad' | 'error' | 'info' | 'muted';
+/** The site's tones, one union for both (src/client/words.ts): the same verdict has the same colour. */
+export type { Tone };
 
 export interface Style {
   readonly colour: boolean;

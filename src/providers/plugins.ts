@@ -104,7 +104,8 @@ async function challengeProvider(app: FastifyInstance, { ctx }: Opts) {
 
 /**
  * The relay lists load their local copy when the app is ready and then download in the
- * background (never blocking start-up); the geolocation database loads on first use, or
+ * background (never blocking start-up), or, built with `relayLists: 'on-demand'` (a one-shot
+ * CLI command), only once something reads them; the geolocation database loads on first use, or
  * right after the server starts listening so the first visitor does not wait for it.
  * Closing cancels timers, aborts a download in flight and closes the database files.
  */
@@ -118,6 +119,7 @@ async function ipProviders(app: FastifyInstance, { ctx }: Opts) {
     registry: ctx.registry,
     clock: ctx.clock,
     log,
+    start: ctx.relayLists,
   });
   const database = new GeoIpDatabase({
     info: catalog.geoip,
@@ -130,7 +132,7 @@ async function ipProviders(app: FastifyInstance, { ctx }: Opts) {
   const geo = [database, new RipestatGeo(catalog.ripestat, ctx.http, ctx.config.ripestatUrl)] as const;
   ctx.registry.registerChain('ip-geo', geo);
   app.decorate('ipSources', { database, relays, geo });
-  app.addHook('onReady', async () => relays.start());
+  if (relays.startsWhen === 'on-ready') app.addHook('onReady', async () => relays.start());
   app.addHook('onListen', async () => database.warm());
   app.addHook('onClose', async () => {
     await Promise.all([relays.close(), database.close()]);

@@ -289,6 +289,8 @@ export interface FixtureUpstreams {
    */
   env: Record<string, string>;
   dns: FakeDnsServer;
+  /** The relay lists' upstream (Apple's egress ranges, the Tor exit list): who downloads them. */
+  lists: FakeUpstream;
   siteverify: FakeSiteverify | undefined;
   inspectHost: string | undefined;
   mailDomain: string | undefined;
@@ -395,6 +397,7 @@ export async function startFixtureUpstreams(opts: { challenge?: boolean } = {}):
     config,
     env,
     dns,
+    lists,
     siteverify,
     inspectHost: site ? INSPECT_HOST : undefined,
     mailDomain: mail ? MAIL_DOMAIN : undefined,

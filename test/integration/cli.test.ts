@@ -9,12 +9,15 @@
  * bounds here are far above that (a loaded 2-core machine runs several suites at once).
  */
 import { execFile, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   type FixtureApp,
   type FixtureUpstreams,
@@ -134,6 +137,30 @@ describe('netdiag (in-process) for people', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^google\.com \(domain\): registrar MarkMonitor/);
     expect(run.stdout).toMatch(/\nRegistrar\s+MarkMonitor Inc\. \(IANA 292\)/);
+  }, 90_000);
+});
+
+describe('netdiag (in-process) downloads only what the command reads', () => {
+  // A LIST_CACHE_DIR of their own: no copy an earlier run persisted, so a run that starts the
+  // relay lists has to download them, and the fake list upstream sees it.
+  const noCopies = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netdiag-cli-lists-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    return { LIST_CACHE_DIR: dir };
+  };
+  const listRequests = () => fx.lists.requests.map((r) => r.path).sort();
+
+  it('dns: not one request for the relay lists; ip-privacy: both lists, then the verdict', async () => {
+    fx.lists.reset();
+    const dns = await netdiag(['dns', 'example.test', 'MX'], noCopies());
+    expect(dns.code, dns.stderr).toBe(0);
+    // The process has exited: a download it had begun would have reached the fake by now.
+    expect(listRequests()).toEqual([]);
+
+    const privacy = await netdiag(['ip-privacy', '172.224.226.34'], noCopies());
+    expect(privacy.code, privacy.stderr).toBe(0);
+    expect(privacy.stdout).toContain('A published relay egress: iCloud Private Relay.');
+    expect(listRequests()).toEqual(['/egress-ip-ranges.csv', '/torbulkexitlist']);
   }, 90_000);
 });
 

@@ -6,8 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { Config } from '../../src/config/index.js';
+import { ListSource } from '../../src/providers/ip/list-source.js';
+import { RelayLists } from '../../src/providers/ip/relay-lists.js';
 import { type FakeUpstream, fixtureText, startFakeUpstream } from '../fakes/https-upstream.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import { buildTestApp, capturingLogger } from '../helper.js';
@@ -286,3 +288,68 @@ describe('GET /api/ip-privacy', () => {
     );
   });
 });
+
+describe('the relayLists build option', () => {
+  const build = async (tag: string, relayLists?: 'on-ready' | 'on-demand') =>
+    buildTestApp({
+      config: config(ownLists(tag)),
+      ca: (await getTestPki()).caPem,
+      ...(relayLists ? { relayLists } : {}),
+    });
+
+  it('on-ready (the default, the server): both lists download when the app is ready', async () => {
+    const start = vi.spyOn(RelayLists.prototype, 'start');
+    onTestFinished(() => start.mockRestore());
+    await build('ready');
+    expect(start).toHaveBeenCalledOnce();
+    await vi.waitFor(
+      () =>
+        expect(
+          requestsOf('ready')
+            .map((r) => r.path)
+            .sort(),
+        ).toEqual(LIST_PATHS),
+      {
+        timeout: 15_000,
+        interval: 20,
+      },
+    );
+  });
+
+  // A one-shot `netdiag dns` must not download two lists it never reads.
+  it('on-demand: nothing starts until a lookup reads the lists, which then loads them', async () => {
+    // start() is what begins the downloads; a request that never comes cannot be waited for.
+    const start = vi.spyOn(RelayLists.prototype, 'start');
+    onTestFinished(() => start.mockRestore());
+    const a = await build('demand', 'on-demand');
+    expect((await a.inject('/api/dns?target=example.com&type=A')).statusCode).toBeGreaterThan(0);
+    expect((await a.inject('/api/providers')).statusCode).toBe(200);
+    expect(start).not.toHaveBeenCalled();
+    expect(requestsOf('demand')).toEqual([]);
+    // The first lookup that reads them starts them; it is told they are loading, then answered.
+    expect((await ask(a, '8.8.8.8')).statusCode).toBe(503);
+    await loaded(a);
+    expect(
+      requestsOf('demand')
+        .map((r) => r.path)
+        .sort(),
+    ).toEqual(LIST_PATHS);
+  });
+
+  it('on-demand: start() starts them once, however often it is called', async () => {
+    const listStart = vi.spyOn(ListSource.prototype, 'start');
+    onTestFinished(() => listStart.mockRestore());
+    const a = await build('started', 'on-demand');
+    await Promise.all([a.ipSources.relays.start(), a.ipSources.relays.start()]);
+    await loaded(a);
+    await a.ipSources.relays.start();
+    expect(listStart).toHaveBeenCalledTimes(2); // one per list
+    expect(
+      requestsOf('started')
+        .map((r) => r.path)
+        .sort(),
+    ).toEqual(LIST_PATHS);
+  });
+});
+
+const LIST_PATHS = ['/egress-ip-ranges.csv', '/torbulkexitlist'];

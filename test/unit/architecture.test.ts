@@ -50,6 +50,23 @@ describe('architecture', () => {
     expect(offenders).toEqual([]);
   });
 
+  // src/client runs in browsers and in Node (the site bundles it, the CLI imports it): nothing
+  // of Node's, the DOM's framework or the server's may come in.
+  it('keeps src/client to itself and openapi-fetch, and the site and the CLI on its one Tone', () => {
+    const outside = files
+      .filter((f) => f.path.startsWith('src/client/'))
+      .flatMap((f) =>
+        imports(f.text)
+          .filter((spec) => !spec.startsWith('./') && spec !== 'openapi-fetch')
+          .map((spec) => `${f.path} imports ${spec}`),
+      );
+    expect(outside).toEqual([]);
+    const ownTone = files
+      .filter((f) => !f.path.startsWith('src/client/') && /^export type Tone\s*=/m.test(f.text))
+      .map((f) => f.path);
+    expect(ownTone).toEqual([]);
+  });
+
   it('keeps provider construction and lifecycle out of route files', () => {
     const offenders = files
       .filter((f) => f.path.endsWith('.route.ts'))

@@ -1,48 +1,24 @@
-import type { EmailCheck, EmailSecurityResponse } from '../../features/email/email.schema.js';
-import type { Style, Tone } from '../style.js';
+import {
+  EMAIL_CHECK_NAMES,
+  EMAIL_CHECK_STATUS,
+  EMAIL_GRADE_TONE,
+  MAIL_FINDING_TONE,
+  RECOMMENDATION_PRIORITY_TONE,
+} from '../../client/words.js';
+import type { EmailSecurityResponse } from '../../features/email/email.schema.js';
+import type { Style } from '../style.js';
 import { section, table } from '../table.js';
 import { badge, type Renderer } from './common.js';
-
-/** The site's names and status words (src/web/results/email.tsx). */
-export const CHECK_NAMES: Record<EmailCheck['id'], string> = {
-  mx: 'MX',
-  spf: 'SPF',
-  dmarc: 'DMARC',
-  dkim: 'DKIM',
-  mta_sts: 'MTA-STS',
-  tls_rpt: 'TLS-RPT',
-  bimi: 'BIMI',
-  dnssec: 'DNSSEC / DANE',
-};
-
-const STATUS: Record<EmailCheck['status'], { tone: Tone; label: string; icon: string }> = {
-  pass: { tone: 'ok', label: 'Pass', icon: '✓' },
-  warn: { tone: 'warn', label: 'Warning', icon: '!' },
-  fail: { tone: 'bad', label: 'Fail', icon: '✕' },
-  info: { tone: 'info', label: 'Info', icon: 'i' },
-  error: { tone: 'bad', label: 'Lookup failed', icon: '?' },
-  not_applicable: { tone: 'muted', label: 'Not applicable', icon: '–' },
-};
-
-const GRADE_TONE: Record<EmailSecurityResponse['grade'], Tone> = {
-  A: 'ok',
-  B: 'ok',
-  C: 'warn',
-  D: 'bad',
-  F: 'bad',
-};
-const PRIORITY_TONE = { high: 'bad', medium: 'warn', low: 'info' } as const;
-const SEVERITY_TONE = { error: 'bad', warning: 'warn', info: 'info' } as const;
 
 /** Findings with the RFC each comes from (the e-mail grade's checks, the mail servers' hosts). */
 export function mailFindings(
   style: Style,
-  findings: readonly { severity: keyof typeof SEVERITY_TONE; message: string; rfc: string }[],
+  findings: readonly { severity: keyof typeof MAIL_FINDING_TONE; message: string; rfc: string }[],
   indent = '',
 ): string[] {
   return findings.map(
     (f) =>
-      `${indent}${badge(style, SEVERITY_TONE[f.severity], f.severity)} ${f.message} ${style.dim(`(${f.rfc})`)}`,
+      `${indent}${badge(style, MAIL_FINDING_TONE[f.severity], f.severity)} ${f.message} ${style.dim(`(${f.rfc})`)}`,
   );
 }
 
@@ -50,7 +26,7 @@ export const email: Renderer = (body, style) => {
   const data = body as EmailSecurityResponse;
   const { scoring } = data;
   const lines = [
-    `${style.bold('Grade')} ${badge(style, GRADE_TONE[data.grade], style.bold(data.grade))} · ${data.score}/100`,
+    `${style.bold('Grade')} ${badge(style, EMAIL_GRADE_TONE[data.grade], style.bold(data.grade))} · ${data.score}/100`,
   ];
   if (scoring.possible !== 100 || scoring.uncapped_score !== data.score) {
     lines.push(
@@ -73,7 +49,7 @@ export const email: Renderer = (body, style) => {
       'What to fix first',
       data.recommendations.map(
         (r, i) =>
-          `${i + 1}. ${badge(style, PRIORITY_TONE[r.priority], r.priority)} ${style.bold(CHECK_NAMES[r.check])}: ${r.text}`,
+          `${i + 1}. ${badge(style, RECOMMENDATION_PRIORITY_TONE[r.priority], r.priority)} ${style.bold(EMAIL_CHECK_NAMES[r.check])}: ${r.text}`,
       ),
     ),
     ...section(
@@ -83,9 +59,9 @@ export const email: Renderer = (body, style) => {
         style,
         ['CHECK', 'STATUS', 'POINTS', 'SUMMARY'],
         data.checks.map((c) => {
-          const s = STATUS[c.status];
+          const s = EMAIL_CHECK_STATUS[c.status];
           return [
-            CHECK_NAMES[c.id],
+            EMAIL_CHECK_NAMES[c.id],
             badge(style, s.tone, `${s.icon} ${s.label}`),
             `${c.points}/${c.max_points}`,
             c.summary,
@@ -95,7 +71,7 @@ export const email: Renderer = (body, style) => {
     ),
   );
   const findings = data.checks.flatMap((c) =>
-    c.findings.length ? [`${CHECK_NAMES[c.id]}:`, ...mailFindings(style, c.findings, '  ')] : [],
+    c.findings.length ? [`${EMAIL_CHECK_NAMES[c.id]}:`, ...mailFindings(style, c.findings, '  ')] : [],
   );
   lines.push(...section(style, 'Findings', findings));
   if (data.mx.length > 0) {

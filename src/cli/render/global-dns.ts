@@ -1,17 +1,7 @@
+import { GLOBAL_DNS_STATUS } from '../../client/words.js';
 import type { GlobalDnsResponse } from '../../features/global-dns/global-dns.schema.js';
-import type { Tone } from '../style.js';
 import { section, table } from '../table.js';
 import { badge, formatDateTime, formatMs, plural, type Renderer } from './common.js';
-
-type Result = GlobalDnsResponse['results'][number];
-
-/** The site's status words (src/web/results/global-dns.tsx). */
-const STATUS: Record<Result['status'], { tone: Tone; label: string }> = {
-  finished: { tone: 'ok', label: 'answered' },
-  failed: { tone: 'bad', label: 'failed' },
-  timeout: { tone: 'warn', label: 'timed out' },
-  no_probe: { tone: 'muted', label: 'no probe' },
-};
 
 export const globalDns: Renderer = (body, style) => {
   const data = body as GlobalDnsResponse;
@@ -53,7 +43,7 @@ export const globalDns: Renderer = (body, style) => {
         r.country,
         r.city ?? '—',
         `${r.network ?? '—'}${r.asn !== null ? style.dim(` AS${r.asn}`) : ''}`,
-        `${badge(style, STATUS[r.status].tone, STATUS[r.status].label)}${r.rcode && r.rcode !== 'NOERROR' ? style.dim(` ${r.rcode}`) : ''}`,
+        `${badge(style, GLOBAL_DNS_STATUS[r.status].tone, GLOBAL_DNS_STATUS[r.status].label)}${r.rcode && r.rcode !== 'NOERROR' ? style.dim(` ${r.rcode}`) : ''}`,
         r.time_ms === null ? '—' : formatMs(r.time_ms),
         r.answers.map((a) => a.value).join(', ') || '—',
       ]),

@@ -1,6 +1,12 @@
 import type { Static } from 'typebox';
+import {
+  HEADER_VERDICT_TONE,
+  headerGradeTone,
+  httpStatusTone,
+  SECURITY_HEADER_NAMES,
+} from '../../client/words.js';
 import type { InspectResponseSchema } from '../../features/inspect/inspect.schema.js';
-import type { Style, Tone } from '../style.js';
+import type { Style } from '../style.js';
 import { facts, section } from '../table.js';
 import { badge, formatMs, type Renderer } from './common.js';
 import { tlsEvidence } from './tls.js';
@@ -8,36 +14,6 @@ import { tlsEvidence } from './tls.js';
 type Inspect = Static<typeof InspectResponseSchema>;
 type Chain = Inspect['http']['chains']['http'];
 type Headers = Inspect['security_headers'];
-type Verdict = 'good' | 'weak' | 'bad' | 'missing';
-
-/** The site's header names and verdict colours (src/web/results/inspect.tsx). */
-const HEADER_NAMES = {
-  strict_transport_security: 'Strict-Transport-Security',
-  content_security_policy: 'Content-Security-Policy',
-  frame_ancestors: 'CSP frame-ancestors',
-  x_frame_options: 'X-Frame-Options',
-  x_content_type_options: 'X-Content-Type-Options',
-  referrer_policy: 'Referrer-Policy',
-  permissions_policy: 'Permissions-Policy',
-  cross_origin_opener_policy: 'Cross-Origin-Opener-Policy',
-  cross_origin_resource_policy: 'Cross-Origin-Resource-Policy',
-  cross_origin_embedder_policy: 'Cross-Origin-Embedder-Policy',
-} as const satisfies Partial<Record<keyof Headers, string>>;
-
-const VERDICT_TONE: Record<Verdict, Tone> = { good: 'ok', weak: 'warn', bad: 'bad', missing: 'muted' };
-
-function gradeTone(grade: string): Tone {
-  if (grade.startsWith('A')) return 'ok';
-  if (grade === 'B' || grade === 'C') return 'warn';
-  return 'bad';
-}
-
-function statusTone(status: number): Tone {
-  if (status < 300) return 'ok';
-  if (status < 400) return 'info';
-  return 'bad';
-}
-
 function chain(style: Style, chain: Chain): string[] {
   return [
     `From ${style.dim(chain.start_url)}`,
@@ -46,7 +22,7 @@ function chain(style: Style, chain: Chain): string[] {
       : []),
     ...chain.hops.map(
       (hop) =>
-        `  ${badge(style, statusTone(hop.status), String(hop.status))} ${hop.url} ` +
+        `  ${badge(style, httpStatusTone(hop.status), String(hop.status))} ${hop.url} ` +
         style.dim(`· HTTP/${hop.http_version} · ${formatMs(hop.timings.total)}`),
     ),
     ...(chain.redirect_limit_reached ? [style.tone('warn', '  Stopped: too many redirects.')] : []),
@@ -58,16 +34,16 @@ function securityHeaders(style: Style, headers: Headers): string[] {
   const lines: string[] = [];
   if (headers.grade) {
     lines.push(
-      `Grade ${style.bold(badge(style, gradeTone(headers.grade), headers.grade))}` +
+      `Grade ${style.bold(badge(style, headerGradeTone(headers.grade), headers.grade))}` +
         (headers.score !== undefined ? style.dim(` · ${headers.score}/100`) : ''),
     );
   }
   for (const n of headers.grade_notes ?? []) lines.push(style.dim(n));
-  for (const key of Object.keys(HEADER_NAMES) as (keyof typeof HEADER_NAMES)[]) {
+  for (const key of Object.keys(SECURITY_HEADER_NAMES) as (keyof typeof SECURITY_HEADER_NAMES)[]) {
     const h = headers[key];
     if (!h) continue;
     lines.push(
-      `${badge(style, VERDICT_TONE[h.verdict], h.verdict.padEnd(7))} ${style.bold(HEADER_NAMES[key])}`,
+      `${badge(style, HEADER_VERDICT_TONE[h.verdict], h.verdict.padEnd(7))} ${style.bold(SECURITY_HEADER_NAMES[key])}`,
     );
     if (h.value) lines.push(style.dim(`        ${h.value}`));
     for (const n of h.notes) lines.push(`        ${n}`);
@@ -82,7 +58,7 @@ export const inspect: Renderer = (body, style) => {
     ...(http.status === 'error' ? [style.tone('bad', http.error ?? 'failed')] : []),
     ...(http.final
       ? [
-          `Final answer ${badge(style, statusTone(http.final.status), String(http.final.status))} from ${http.final.url}`,
+          `Final answer ${badge(style, httpStatusTone(http.final.status), String(http.final.status))} from ${http.final.url}`,
         ]
       : []),
     [

@@ -1,3 +1,4 @@
+import { coordinatesText } from '../../client/words.js';
 import type { IpGeoResponse, IpPrivacyResponse, MyIpResponse } from '../../features/ip/ip.schema.js';
 import { facts } from '../table.js';
 import { badge, formatDateTime, type Renderer } from './common.js';
@@ -13,12 +14,7 @@ export const ipGeo: Renderer = (body, style) => {
       ['Country', data.country ? `${data.country.code} ${data.country.name}` : null],
       ['Region', data.region],
       ['City', data.city],
-      [
-        'Coordinates',
-        data.latitude !== null && data.longitude !== null
-          ? `${data.latitude}, ${data.longitude} (approximate)`
-          : null,
-      ],
+      ['Coordinates', coordinatesText(data)],
       ['Time zone', data.timezone],
       ['Network', data.asn !== null ? `AS${data.asn} ${data.as_org ?? ''}`.trim() : data.as_org],
       ['Prefix', data.network],

@@ -1,10 +1,11 @@
+import { DANE_RECORD_TONE, DANE_TONE, MAIL_TLS_STATUS, MX_STATE } from '../../client/words.js';
 import type {
   MailTlsAddress,
   MailTlsDane,
   MailTlsHost,
   MailTlsResponse,
 } from '../../features/mail-tls/mail-tls.schema.js';
-import type { Style, Tone } from '../style.js';
+import type { Style } from '../style.js';
 import { facts, section } from '../table.js';
 import { badge, formatDateTime, formatMs, plural, type Renderer, yesNo } from './common.js';
 import { mailFindings } from './email.js';
@@ -12,42 +13,8 @@ import { tlsEvidence } from './tls.js';
 
 type Status = MailTlsResponse['status'];
 
-/** The site's status words and colours (src/web/results/mail-tls.tsx, styles.css .mail-<status>). */
-const STATUS: Record<Status, { tone: Tone; label: string }> = {
-  pass: { tone: 'ok', label: 'pass' },
-  warn: { tone: 'warn', label: 'warn' },
-  fail: { tone: 'bad', label: 'fail' },
-  unreachable: { tone: 'error', label: 'unreachable' },
-  refused: { tone: 'info', label: 'refused' },
-  no_mail: { tone: 'muted', label: 'no mail' },
-};
-
-const DANE_TONE: Record<MailTlsDane['verdict'], Tone> = {
-  valid: 'ok',
-  mismatch: 'bad',
-  unusable: 'warn',
-  unchecked: 'muted',
-  insecure: 'warn',
-  none: 'muted',
-  error: 'bad',
-};
-
-const RECORD_TONE: Record<MailTlsDane['records'][number]['result'], Tone> = {
-  match: 'ok',
-  mismatch: 'bad',
-  unusable: 'warn',
-  unchecked: 'muted',
-};
-
-const MX_STATE: Record<Exclude<MailTlsResponse['mx']['state'], 'present'>, string> = {
-  implicit: 'none published: the domain itself is the mail host (RFC 5321 §5.1)',
-  null_mx: 'null MX: the domain accepts no mail (RFC 7505)',
-  nxdomain: 'the domain does not exist',
-  no_address: 'neither an MX nor an address',
-};
-
 function status(style: Style, s: Status): string {
-  return badge(style, STATUS[s].tone, STATUS[s].label);
+  return badge(style, MAIL_TLS_STATUS[s].tone, MAIL_TLS_STATUS[s].label);
 }
 
 function dane(style: Style, d: MailTlsDane, indent: string): string[] {
@@ -55,7 +22,7 @@ function dane(style: Style, d: MailTlsDane, indent: string): string[] {
     `${indent}${badge(style, DANE_TONE[d.verdict], `DANE ${d.verdict}`)} ${d.summary}`,
     ...d.records.map(
       (r) =>
-        `${indent}  ${badge(style, RECORD_TONE[r.result], r.result)} ${r.meaning}` +
+        `${indent}  ${badge(style, DANE_RECORD_TONE[r.result], r.result)} ${r.meaning}` +
         (r.matched !== null ? style.dim(` — matches certificate ${r.matched} as sent`) : '') +
         ((r.reason ?? r.problem) ? style.dim(` — ${r.reason ?? r.problem}`) : ''),
     ),

@@ -1,26 +1,8 @@
+import { daysUntil, expiryText, expiryTone, relativeDays } from '../../client/words.js';
 import type { RdapContact, RdapDomain, RdapNetwork, RdapResponse } from '../../features/rdap/rdap.schema.js';
 import type { Style } from '../style.js';
 import { type Fact, facts, section } from '../table.js';
 import { badge, formatDate, type Renderer } from './common.js';
-
-/** Whole days from now to `iso` (negative when past). */
-function daysUntil(iso: string, now = Date.now()): number | null {
-  const t = Date.parse(iso);
-  return Number.isNaN(t) ? null : Math.floor((t - now) / 86_400_000);
-}
-
-/** "in 3 months", "2 years ago": the site's distances (src/web/format.ts relativeDays). */
-function relativeDays(days: number): string {
-  if (days === 0) return 'today';
-  const n = Math.abs(days);
-  const span =
-    n >= 730
-      ? `${Math.floor(n / 365)} years`
-      : n >= 60
-        ? `${Math.floor(n / 30)} months`
-        : `${n} day${n === 1 ? '' : 's'}`;
-  return days > 0 ? `in ${span}` : `${span} ago`;
-}
 
 function dated(style: Style, iso: string | undefined): string | null {
   if (!iso) return null;
@@ -32,8 +14,7 @@ function expiry(style: Style, iso: string | undefined): string | null {
   if (!iso) return null;
   const days = daysUntil(iso);
   if (days === null) return formatDate(iso);
-  const tone = days < 0 ? 'bad' : days < 30 ? 'warn' : 'ok';
-  return `${formatDate(iso)} ${badge(style, tone, days < 0 ? `expired ${relativeDays(days)}` : `expires ${relativeDays(days)}`)}`;
+  return `${formatDate(iso)} ${badge(style, expiryTone(days), expiryText(days))}`;
 }
 
 function contact(style: Style, c: RdapContact | undefined): string | null {

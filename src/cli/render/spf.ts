@@ -1,44 +1,10 @@
+import { SPF_OUTCOME, SPF_RESULT_TONE, spfMeaning } from '../../client/words.js';
 import type { SpfResponse } from '../../features/spf/spf.schema.js';
-import type { Style, Tone } from '../style.js';
+import type { Style } from '../style.js';
 import { facts, section } from '../table.js';
 import { badge, formatDateTime, plural, type Renderer } from './common.js';
 
-type Result = SpfResponse['result'];
 type Entry = SpfResponse['trace'][number];
-
-/** The result names' colours on the site (styles.css .spf-<result>). */
-const RESULT_TONE: Record<Result, Tone> = {
-  pass: 'ok',
-  fail: 'bad',
-  softfail: 'warn',
-  neutral: 'warn',
-  none: 'muted',
-  temperror: 'error',
-  permerror: 'error',
-};
-
-/** What each result tells a receiver, in RFC 7208's words (§2.6, §8), as the site says it. */
-function meaning(data: SpfResponse): string {
-  const { ip, domain } = data;
-  const who = data.identity === 'helo' ? `the HELO name ${data.helo ?? domain}` : data.sender;
-  const texts: Record<Result, string> = {
-    pass: `${ip} is authorized to send mail as ${who}.`,
-    fail: `${ip} is not authorized to send mail as ${who}: ${domain} asks receivers to reject it.`,
-    softfail: `${ip} is probably not authorized to send mail as ${who}: ${domain} asks receivers to accept it but treat it with suspicion.`,
-    neutral: `${domain} says nothing about whether ${ip} may send mail as ${who}.`,
-    none: `No SPF policy applies: ${domain} publishes no SPF record.`,
-    temperror: `A transient DNS error stopped the check: a receiver would defer the mail, and a later try may pass.`,
-    permerror: `${domain}'s SPF policy cannot be interpreted: it needs fixing by hand (the problem says where).`,
-  };
-  return texts[data.result];
-}
-
-const OUTCOME: Record<NonNullable<Entry['outcome']>, { tone: Tone; label: string }> = {
-  match: { tone: 'info', label: 'match' },
-  no_match: { tone: 'muted', label: 'no match' },
-  error: { tone: 'bad', label: '✕ error' },
-  not_reached: { tone: 'muted', label: 'not reached' },
-};
 
 function limit(style: Style, used: number, max: number): string {
   const over =
@@ -57,10 +23,12 @@ function traceLine(style: Style, e: Entry): string {
     return `${indent}${style.dim('record')} ${e.domain} ${e.record ?? style.dim(`— ${e.detail}`)}`;
   }
   if (e.step === 'result') {
-    const result = e.result ? badge(style, RESULT_TONE[e.result], e.result) : '';
+    const result = e.result ? badge(style, SPF_RESULT_TONE[e.result], e.result) : '';
     return `${indent}${style.dim('result')} ${result} for ${e.domain} ${style.dim(`— ${e.detail}`)}`;
   }
-  const outcome = e.outcome ? ` ${badge(style, OUTCOME[e.outcome].tone, OUTCOME[e.outcome].label)}` : '';
+  const outcome = e.outcome
+    ? ` ${badge(style, SPF_OUTCOME[e.outcome].tone, SPF_OUTCOME[e.outcome].label)}`
+    : '';
   const marks = `${e.lookup ? style.dim(' (DNS lookup)') : ''}${e.void ? ` ${badge(style, 'warn', 'void')}` : ''}`;
   const detail = e.outcome !== 'not_reached' ? style.dim(` — ${e.detail}`) : '';
   return `${indent}${e.term}${outcome}${marks}${detail}`;
@@ -75,7 +43,7 @@ export const spf: Renderer = (body, style) => {
       )?.via
     : undefined;
   const lines = [
-    `${style.bold(badge(style, RESULT_TONE[data.result], data.result.toUpperCase()))}  ${meaning(data)}`,
+    `${style.bold(badge(style, SPF_RESULT_TONE[data.result], data.result.toUpperCase()))}  ${spfMeaning(data)}`,
   ];
   if (data.explanation !== undefined) lines.push(`${data.domain} explains: “${data.explanation}”`);
   if (data.problem !== undefined) lines.push(style.tone('bad', `Problem: ${data.problem}`));

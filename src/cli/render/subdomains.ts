@@ -1,18 +1,7 @@
+import { SUBDOMAIN_STATUS } from '../../client/words.js';
 import type { SubdomainsResponse } from '../../features/ct/ct.schema.js';
-import type { Tone } from '../style.js';
 import { table } from '../table.js';
 import { badge, capped, formatDate, type Renderer } from './common.js';
-
-type Host = SubdomainsResponse['hosts'][number];
-
-/** The site's status words (src/web/results/subdomains.tsx). */
-const STATUS: Record<Host['status'], { tone: Tone; label: string }> = {
-  active: { tone: 'ok', label: 'active' },
-  wildcard: { tone: 'info', label: 'wildcard' },
-  historical: { tone: 'muted', label: 'historical' },
-  lookup_failed: { tone: 'bad', label: 'lookup failed' },
-  unchecked: { tone: 'muted', label: 'unchecked' },
-};
 
 /** As many rows as the site shows before its "Show all" button. */
 const ROWS_SHOWN = 100;
@@ -41,7 +30,7 @@ export const subdomains: Renderer = (body, style) => {
         ['NAME', 'STATUS', 'ANSWERS NOW', 'LAST CERTIFICATE', 'CERTS'],
         shown.map((h) => [
           `${h.name}${h.wildcard ? style.dim(' (*)') : ''}`,
-          badge(style, STATUS[h.status].tone, STATUS[h.status].label),
+          badge(style, SUBDOMAIN_STATUS[h.status].tone, SUBDOMAIN_STATUS[h.status].label),
           [h.cname ? `→ ${h.cname}` : '', h.addresses.join(', ')].filter(Boolean).join(' ') || '—',
           formatDate(h.last_not_after),
           String(h.certificate_count),

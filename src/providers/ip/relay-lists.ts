@@ -49,16 +49,34 @@ interface Family {
   source: ListSource<RelayIndexFile>;
 }
 
+/**
+ * When the lists start (their local copies load, their downloads begin): when the app is ready
+ * (the server: the lists are fresh before the first visitor asks), or on demand (a one-shot
+ * `netdiag` command: only one that reads them, by start() or by its first lookup, downloads them).
+ */
+export type RelayListsStart = 'on-ready' | 'on-demand';
+
 export class RelayLists {
   readonly #families: readonly Family[];
+  readonly #when: RelayListsStart;
   /** Per provider: why its index file could not be read the last time it was asked (cleared by a read). */
   readonly #readErrors = new Map<RelayProvider, string>();
+  #started: Promise<void> | undefined;
 
-  constructor(families: readonly Family[]) {
+  constructor(families: readonly Family[], when: RelayListsStart = 'on-ready') {
     this.#families = families;
+    this.#when = when;
+  }
+
+  /** When the app should start the lists (providers/plugins.ts): 'on-ready', or left to start(). */
+  get startsWhen(): RelayListsStart {
+    return this.#when;
   }
 
   classify(ip: ParsedIp): RelayVerdict {
+    // On demand, the first lookup is the demand: from here on the lists are loading, as the
+    // answer ("not loaded yet: the first download is under way") says. start() never rejects.
+    if (this.#when === 'on-demand') void this.start();
     let complete = true;
     for (const { provider, source } of this.#families) {
       const snapshot = source.current;
@@ -127,9 +145,13 @@ export class RelayLists {
     );
   }
 
-  /** Local copies are loaded before this resolves; downloads continue in the background. */
-  async start(): Promise<void> {
-    await Promise.all(this.#families.map(({ source }) => source.start()));
+  /**
+   * Local copies are loaded before this resolves; downloads continue in the background. Once:
+   * a second call (a lookup after the CLI started them) shares the first.
+   */
+  start(): Promise<void> {
+    this.#started ??= Promise.all(this.#families.map(({ source }) => source.start())).then(() => {});
+    return this.#started;
   }
 
   async close(): Promise<void> {
@@ -145,10 +167,12 @@ export interface RelayListsDeps {
   clock: Clock;
   log: ListLogger;
   scheduler?: Scheduler;
+  /** Default 'on-ready'. */
+  start?: RelayListsStart;
 }
 
 export function createRelayLists(deps: RelayListsDeps): RelayLists {
-  const { config, catalog, http, registry, clock, log, scheduler } = deps;
+  const { config, catalog, http, registry, clock, log, scheduler, start } = deps;
   const common = { http, registry, clock, log, scheduler, cacheDir: config.listCacheDir };
   // Parsed off the main thread (the ~12 MB list would block the event loop and grow the heap for good)
   // into an index file in the list cache directory, which lookups read through a small cache.
@@ -175,10 +199,13 @@ export function createRelayLists(deps: RelayListsDeps): RelayLists {
   // Both lists are consulted for every answer, so each is the primary of its own family.
   registry.registerChain('ip-privacy', [apple]);
   registry.registerChain('ip-privacy', [tor]);
-  return new RelayLists([
-    { provider: 'iCloud Private Relay', source: apple },
-    { provider: 'Tor', source: tor },
-  ]);
+  return new RelayLists(
+    [
+      { provider: 'iCloud Private Relay', source: apple },
+      { provider: 'Tor', source: tor },
+    ],
+    start,
+  );
 }
 
 /** A system error by its code (its message names a path); anything else by its message. */

@@ -1,34 +1,18 @@
+import {
+  EMAIL_CHECK_NAMES,
+  EMAIL_CHECK_STATUS,
+  EMAIL_GRADE_TONE,
+  MAIL_FINDING_TONE,
+  RECOMMENDATION_PRIORITY_TONE,
+} from '../../client/words';
 import type { EmailCheck, EmailResult, MailFinding } from '../api/types';
-import { Badge, Note, Section, type Tone } from '../ui/common';
-
-const CHECK_NAMES: Record<EmailCheck['id'], string> = {
-  mx: 'MX',
-  spf: 'SPF',
-  dmarc: 'DMARC',
-  dkim: 'DKIM',
-  mta_sts: 'MTA-STS',
-  tls_rpt: 'TLS-RPT',
-  bimi: 'BIMI',
-  dnssec: 'DNSSEC / DANE',
-};
-
-const STATUS: Record<EmailCheck['status'], { tone: Tone; label: string; icon: string }> = {
-  pass: { tone: 'ok', label: 'Pass', icon: '✓' },
-  warn: { tone: 'warn', label: 'Warning', icon: '!' },
-  fail: { tone: 'bad', label: 'Fail', icon: '✕' },
-  info: { tone: 'info', label: 'Info', icon: 'i' },
-  error: { tone: 'bad', label: 'Lookup failed', icon: '?' },
-  not_applicable: { tone: 'muted', label: 'Not applicable', icon: '–' },
-};
-
-const GRADE_TONE: Record<EmailResult['grade'], Tone> = { A: 'ok', B: 'ok', C: 'warn', D: 'bad', F: 'bad' };
-const PRIORITY_TONE = { high: 'bad', medium: 'warn', low: 'info' } as const;
+import { Badge, Note, Section } from '../ui/common';
 
 /** A half-circle gauge; the arc's length is the score (pathLength 100). */
 function Gauge({ score, grade }: { score: number; grade: EmailResult['grade'] }) {
   return (
     <svg
-      class={`gauge tone-${GRADE_TONE[grade]}`}
+      class={`gauge tone-${EMAIL_GRADE_TONE[grade]}`}
       viewBox="0 0 120 70"
       role="img"
       aria-label={`Score ${score} of 100, grade ${grade}`}
@@ -50,8 +34,6 @@ function Gauge({ score, grade }: { score: number; grade: EmailResult['grade'] })
   );
 }
 
-const SEVERITY_TONE: Record<MailFinding['severity'], Tone> = { error: 'bad', warning: 'warn', info: 'info' };
-
 /** Findings with the RFC each comes from (the e-mail grade's checks, the mail servers' hosts). */
 export function MailFindings({ findings }: { findings: readonly MailFinding[] }) {
   if (findings.length === 0) return null;
@@ -59,7 +41,7 @@ export function MailFindings({ findings }: { findings: readonly MailFinding[] })
     <ul class="findings">
       {findings.map((f, i) => (
         <li key={i}>
-          <Badge tone={SEVERITY_TONE[f.severity]}>{f.severity}</Badge> {f.message}{' '}
+          <Badge tone={MAIL_FINDING_TONE[f.severity]}>{f.severity}</Badge> {f.message}{' '}
           <span class="muted">({f.rfc})</span>
         </li>
       ))}
@@ -68,7 +50,7 @@ export function MailFindings({ findings }: { findings: readonly MailFinding[] })
 }
 
 function CheckRow({ check }: { check: EmailCheck }) {
-  const s = STATUS[check.status];
+  const s = EMAIL_CHECK_STATUS[check.status];
   const hasMore = check.record !== undefined || check.findings.length > 0 || check.breakdown.length > 0;
   return (
     <details class={`check tone-${s.tone}`}>
@@ -76,7 +58,7 @@ function CheckRow({ check }: { check: EmailCheck }) {
         <span class={`check-status badge badge-${s.tone}`}>
           <span aria-hidden="true">{s.icon}</span> {s.label}
         </span>
-        <span class="check-name">{CHECK_NAMES[check.id]}</span>
+        <span class="check-name">{EMAIL_CHECK_NAMES[check.id]}</span>
         <span class="check-summary">{check.summary}</span>
         <span class="check-points" title="points earned of the check's weight">
           {check.points}/{check.max_points}
@@ -87,7 +69,7 @@ function CheckRow({ check }: { check: EmailCheck }) {
         <MailFindings findings={check.findings} />
         {check.breakdown.length > 0 && (
           <table class="breakdown">
-            <caption class="visually-hidden">Scoring rules for {CHECK_NAMES[check.id]}</caption>
+            <caption class="visually-hidden">Scoring rules for {EMAIL_CHECK_NAMES[check.id]}</caption>
             <tbody>
               {check.breakdown.map((b) => (
                 <tr key={b.rule}>
@@ -140,8 +122,8 @@ export function EmailView({ data }: { data: EmailResult }) {
           <ol class="recommendations">
             {data.recommendations.map((r, i) => (
               <li key={i}>
-                <Badge tone={PRIORITY_TONE[r.priority]}>{r.priority}</Badge>{' '}
-                <strong>{CHECK_NAMES[r.check]}</strong>: {r.text}
+                <Badge tone={RECOMMENDATION_PRIORITY_TONE[r.priority]}>{r.priority}</Badge>{' '}
+                <strong>{EMAIL_CHECK_NAMES[r.check]}</strong>: {r.text}
               </li>
             ))}
           </ol>

@@ -1,21 +1,7 @@
+import { GLOBAL_DNS_STATUS } from '../../client/words';
 import type { GlobalDnsResult } from '../api/types';
 import { formatDateTime, formatMs, plural } from '../format';
-import { Badge, Country, Note, type Tone } from '../ui/common';
-
-type Result = GlobalDnsResult['results'][number];
-
-const STATUS_TONE: Record<Result['status'], Tone> = {
-  finished: 'ok',
-  failed: 'bad',
-  timeout: 'warn',
-  no_probe: 'muted',
-};
-const STATUS_LABEL: Record<Result['status'], string> = {
-  finished: 'answered',
-  failed: 'failed',
-  timeout: 'timed out',
-  no_probe: 'no probe',
-};
+import { Badge, Country, Note } from '../ui/common';
 
 export function GlobalDnsView({ data }: { data: GlobalDnsResult }) {
   const { summary } = data;
@@ -84,7 +70,7 @@ export function GlobalDnsView({ data }: { data: GlobalDnsResult }) {
                   {r.asn !== null && <span class="muted"> AS{r.asn}</span>}
                 </td>
                 <td data-label="Status">
-                  <Badge tone={STATUS_TONE[r.status]}>{STATUS_LABEL[r.status]}</Badge>
+                  <Badge tone={GLOBAL_DNS_STATUS[r.status].tone}>{GLOBAL_DNS_STATUS[r.status].label}</Badge>
                   {r.rcode && r.rcode !== 'NOERROR' && <span class="muted"> {r.rcode}</span>}
                 </td>
                 <td data-label="Answers" class="mono break">

@@ -1,41 +1,18 @@
 /** HTTP redirect chains, graded security headers, the embedded TLS evidence and the network behind the host. */
+
+import {
+  HEADER_VERDICT_TONE,
+  headerGradeTone,
+  httpStatusTone,
+  SECURITY_HEADER_NAMES,
+} from '../../client/words';
 import type { InspectResult } from '../api/types';
 import { formatMs } from '../format';
-import { Badge, Facts, Mono, Note, Section, type Tone } from '../ui/common';
+import { Badge, Facts, Mono, Note, Section } from '../ui/common';
 import { TlsEvidenceView } from './tls';
 
 type Http = InspectResult['http'];
 type Chain = Http['chains']['http'];
-type Headers = InspectResult['security_headers'];
-type Verdict = 'good' | 'weak' | 'bad' | 'missing';
-
-const HEADER_NAMES = {
-  strict_transport_security: 'Strict-Transport-Security',
-  content_security_policy: 'Content-Security-Policy',
-  frame_ancestors: 'CSP frame-ancestors',
-  x_frame_options: 'X-Frame-Options',
-  x_content_type_options: 'X-Content-Type-Options',
-  referrer_policy: 'Referrer-Policy',
-  permissions_policy: 'Permissions-Policy',
-  cross_origin_opener_policy: 'Cross-Origin-Opener-Policy',
-  cross_origin_resource_policy: 'Cross-Origin-Resource-Policy',
-  cross_origin_embedder_policy: 'Cross-Origin-Embedder-Policy',
-} as const satisfies Partial<Record<keyof Headers, string>>;
-
-const VERDICT_TONE: Record<Verdict, Tone> = { good: 'ok', weak: 'warn', bad: 'bad', missing: 'muted' };
-
-function gradeTone(grade: string | undefined): Tone {
-  if (!grade) return 'muted';
-  if (grade.startsWith('A')) return 'ok';
-  if (grade === 'B' || grade === 'C') return 'warn';
-  return 'bad';
-}
-
-function statusTone(status: number): Tone {
-  if (status < 300) return 'ok';
-  if (status < 400) return 'info';
-  return 'bad';
-}
 
 function ChainView({ label, chain }: { label: string; chain: Chain }) {
   return (
@@ -52,7 +29,7 @@ function ChainView({ label, chain }: { label: string; chain: Chain }) {
       <ol class="chain">
         {chain.hops.map((hop, i) => (
           <li key={`${hop.url}-${i}`}>
-            <Badge tone={statusTone(hop.status)}>{hop.status}</Badge>{' '}
+            <Badge tone={httpStatusTone(hop.status)}>{hop.status}</Badge>{' '}
             <span class="mono break">{hop.url}</span>
             <span class="muted">
               {' '}
@@ -78,7 +55,7 @@ export function InspectView({ data }: { data: InspectResult }) {
         {http.status === 'error' && <p class="error-text">{http.error}</p>}
         {http.final && (
           <p>
-            Final answer <Badge tone={statusTone(http.final.status)}>{http.final.status}</Badge> from{' '}
+            Final answer <Badge tone={httpStatusTone(http.final.status)}>{http.final.status}</Badge> from{' '}
             <span class="mono break">{http.final.url}</span>
           </p>
         )}
@@ -110,7 +87,7 @@ export function InspectView({ data }: { data: InspectResult }) {
           <>
             {headers.grade && (
               <p class="big">
-                Grade <Badge tone={gradeTone(headers.grade)}>{headers.grade}</Badge>
+                Grade <Badge tone={headerGradeTone(headers.grade)}>{headers.grade}</Badge>
                 {headers.score !== undefined && <span class="muted"> · {headers.score}/100</span>}
               </p>
             )}
@@ -120,13 +97,13 @@ export function InspectView({ data }: { data: InspectResult }) {
               </p>
             ))}
             <ul class="header-list">
-              {(Object.keys(HEADER_NAMES) as (keyof typeof HEADER_NAMES)[]).map((key) => {
+              {(Object.keys(SECURITY_HEADER_NAMES) as (keyof typeof SECURITY_HEADER_NAMES)[]).map((key) => {
                 const h = headers[key];
                 if (!h) return null;
                 return (
                   <li key={key}>
-                    <Badge tone={VERDICT_TONE[h.verdict]}>{h.verdict}</Badge>{' '}
-                    <strong>{HEADER_NAMES[key]}</strong>
+                    <Badge tone={HEADER_VERDICT_TONE[h.verdict]}>{h.verdict}</Badge>{' '}
+                    <strong>{SECURITY_HEADER_NAMES[key]}</strong>
                     {h.value && <div class="mono break muted header-value">{h.value}</div>}
                     {h.notes.length > 0 && (
                       <ul class="plain header-notes">

@@ -1,3 +1,4 @@
+import { coordinatesText } from '../../client/words';
 import type { IpGeoResult, IpPrivacyResult, MyIpResult } from '../api/types';
 import { countryName, formatDateTime } from '../format';
 import { Badge, Country, Facts, Mono, Note } from '../ui/common';
@@ -20,12 +21,7 @@ export function IpGeoView({ data }: { data: IpGeoResult }) {
           ],
           ['Region', data.region],
           ['City', data.city],
-          [
-            'Coordinates',
-            data.latitude !== null && data.longitude !== null
-              ? `${data.latitude}, ${data.longitude} (approximate)`
-              : null,
-          ],
+          ['Coordinates', coordinatesText(data)],
           ['Time zone', data.timezone],
           [
             'Network',

@@ -3,54 +3,17 @@
  * one card per MX host with each address's SMTP session, its certificate (as
  * the TLS tool draws it), DANE and the MTA-STS verdict for the host.
  */
+
+import { DANE_RECORD_TONE, DANE_TONE, MAIL_TLS_STATUS, MX_STATE, yesNo } from '../../client/words';
 import type { MailTlsAddress, MailTlsDane, MailTlsHost, MailTlsResult, MailTlsStatus } from '../api/types';
 import { formatDateTime, formatMs, plural } from '../format';
-import { Badge, Facts, Mono, Note, Section, type Tone } from '../ui/common';
+import { Badge, Facts, Mono, Note, Section } from '../ui/common';
 import { MailFindings } from './email';
 import { TlsEvidenceView } from './tls';
 
-/** What a status means for mail, as the schema defines it; the colour is the `mail-<status>` class. */
-const STATUS_LABEL: Record<MailTlsStatus, string> = {
-  pass: 'pass',
-  warn: 'warn',
-  fail: 'fail',
-  unreachable: 'unreachable',
-  refused: 'refused',
-  no_mail: 'no mail',
-};
-
-/** A status in its colour, as the verdict above the hosts shows it. */
+/** A status in its colour (the `mail-<status>` class), as the verdict above the hosts shows it. */
 export function MailStatus({ status }: { status: MailTlsStatus }) {
-  return <span class={`badge mail-badge mail-${status}`}>{STATUS_LABEL[status]}</span>;
-}
-
-/** Only `valid` authenticates; `mismatch` and `error` stop DANE senders; the rest are weaknesses or absence. */
-const DANE_TONE: Record<MailTlsDane['verdict'], Tone> = {
-  valid: 'ok',
-  mismatch: 'bad',
-  unusable: 'warn',
-  unchecked: 'muted',
-  insecure: 'warn',
-  none: 'muted',
-  error: 'bad',
-};
-
-const RECORD_TONE: Record<MailTlsDane['records'][number]['result'], Tone> = {
-  match: 'ok',
-  mismatch: 'bad',
-  unusable: 'warn',
-  unchecked: 'muted',
-};
-
-const MX_STATE: Record<Exclude<MailTlsResult['mx']['state'], 'present'>, string> = {
-  implicit: 'none published: the domain itself is the mail host (RFC 5321 §5.1)',
-  null_mx: 'null MX: the domain accepts no mail (RFC 7505)',
-  nxdomain: 'the domain does not exist',
-  no_address: 'neither an MX nor an address',
-};
-
-function yesNo(value: boolean | null | undefined): string | null {
-  return value === null || value === undefined ? null : value ? 'yes' : 'no';
+  return <span class={`badge mail-badge mail-${status}`}>{MAIL_TLS_STATUS[status].label}</span>;
 }
 
 function Dane({ dane }: { dane: MailTlsDane }) {
@@ -63,7 +26,7 @@ function Dane({ dane }: { dane: MailTlsDane }) {
         <ul class="dane-records">
           {dane.records.map((r, i) => (
             <li key={i}>
-              <Badge tone={RECORD_TONE[r.result]}>{r.result}</Badge> <Mono>{r.meaning}</Mono>
+              <Badge tone={DANE_RECORD_TONE[r.result]}>{r.result}</Badge> <Mono>{r.meaning}</Mono>
               {r.matched !== null && <span class="muted"> — matches certificate {r.matched} as sent</span>}
               {(r.reason ?? r.problem) && <span class="muted"> — {r.reason ?? r.problem}</span>}
             </li>
@@ -179,7 +142,7 @@ export function MailTlsView({ data }: { data: MailTlsResult }) {
   return (
     <>
       <div class={`mail-verdict mail-${data.status}`}>
-        <p class="mail-result">{STATUS_LABEL[data.status]}</p>
+        <p class="mail-result">{MAIL_TLS_STATUS[data.status].label}</p>
         <p>{data.summary}</p>
       </div>
       <MailFindings findings={data.findings} />

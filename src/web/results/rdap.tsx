@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { expiryText, expiryTone } from '../../client/words';
 import type { RdapResult } from '../api/types';
 import { daysUntil, formatDate, relativeDays } from '../format';
 import { Badge, Country, Facts, Mono, Note, Section } from '../ui/common';
@@ -21,15 +22,9 @@ function DateWithDistance({ iso }: { iso: string | undefined }) {
 function Expiry({ iso }: { iso: string | undefined }) {
   if (!iso) return null;
   const days = daysUntil(iso);
-  const tone = days === null ? 'muted' : days < 0 ? 'bad' : days < 30 ? 'warn' : 'ok';
   return (
     <>
-      {formatDate(iso)}{' '}
-      {days !== null && (
-        <Badge tone={tone}>
-          {days < 0 ? `expired ${relativeDays(days)}` : `expires ${relativeDays(days)}`}
-        </Badge>
-      )}
+      {formatDate(iso)} {days !== null && <Badge tone={expiryTone(days)}>{expiryText(days)}</Badge>}
     </>
   );
 }

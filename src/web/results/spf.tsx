@@ -1,24 +1,9 @@
+import { SPF_OUTCOME, spfMeaning } from '../../client/words';
 import type { SpfResult, SpfResultName, SpfTraceEntry } from '../api/types';
 import { formatDateTime, plural } from '../format';
 import { nestByDepth, type TreeNode } from '../trace-tree';
-import { Badge, Facts, Mono, Note, Section, type Tone } from '../ui/common';
+import { Badge, Facts, Mono, Note, Section } from '../ui/common';
 import { CopyButton } from '../ui/copy-button';
-
-/** What each result tells a receiver, in RFC 7208's words (§2.6, §8). */
-function meaning(data: SpfResult): string {
-  const { ip, domain } = data;
-  const who = data.identity === 'helo' ? `the HELO name ${data.helo ?? domain}` : data.sender;
-  const texts: Record<SpfResultName, string> = {
-    pass: `${ip} is authorized to send mail as ${who}.`,
-    fail: `${ip} is not authorized to send mail as ${who}: ${domain} asks receivers to reject it.`,
-    softfail: `${ip} is probably not authorized to send mail as ${who}: ${domain} asks receivers to accept it but treat it with suspicion.`,
-    neutral: `${domain} says nothing about whether ${ip} may send mail as ${who}.`,
-    none: `No SPF policy applies: ${domain} publishes no SPF record.`,
-    temperror: `A transient DNS error stopped the check: a receiver would defer the mail, and a later try may pass.`,
-    permerror: `${domain}'s SPF policy cannot be interpreted: it needs fixing by hand (the problem says where).`,
-  };
-  return texts[data.result];
-}
 
 /** How the record holding the deciding mechanism was reached: its record step says. */
 function reachedVia(trace: SpfTraceEntry[], matched: NonNullable<SpfResult['matched']>): string | undefined {
@@ -26,14 +11,6 @@ function reachedVia(trace: SpfTraceEntry[], matched: NonNullable<SpfResult['matc
     (e) => e.step === 'record' && e.depth === matched.depth && e.domain === matched.record_domain,
   )?.via;
 }
-
-/** A match is not good news in itself (`-all` matches too): the result steps carry the colours. */
-const OUTCOME: Record<NonNullable<SpfTraceEntry['outcome']>, { tone: Tone; label: string }> = {
-  match: { tone: 'info', label: 'match' },
-  no_match: { tone: 'muted', label: 'no match' },
-  error: { tone: 'bad', label: '✕ error' },
-  not_reached: { tone: 'muted', label: 'not reached' },
-};
 
 /** A result name in its colour, as the trace shows it (the verdict above it uses the same colours). */
 function ResultName({ result }: { result: SpfResultName }) {
@@ -83,7 +60,7 @@ function TraceLine({ entry }: { entry: SpfTraceEntry }) {
       </>
     );
   }
-  const outcome = entry.outcome ? OUTCOME[entry.outcome] : undefined;
+  const outcome = entry.outcome ? SPF_OUTCOME[entry.outcome] : undefined;
   return (
     <>
       <code class="mono term">{entry.term}</code>{' '}
@@ -159,7 +136,7 @@ export function SpfView({ data }: { data: SpfResult }) {
     <>
       <div class={`spf-verdict spf-${data.result}`}>
         <p class="spf-result">{data.result}</p>
-        <p>{meaning(data)}</p>
+        <p>{spfMeaning(data)}</p>
         {data.explanation !== undefined && (
           <p class="spf-explanation">
             {data.domain} explains: <q>{data.explanation}</q>

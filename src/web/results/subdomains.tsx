@@ -1,22 +1,11 @@
 import { useState } from 'preact/hooks';
+import { SUBDOMAIN_STATUS } from '../../client/words';
 import type { SubdomainsResult } from '../api/types';
 import { formatDate, plural } from '../format';
-import { Badge, Note, type Tone } from '../ui/common';
+import { Badge, Note } from '../ui/common';
 
 type Host = SubdomainsResult['hosts'][number];
 type Filter = 'all' | Host['status'];
-
-const STATUS: Record<Host['status'], { tone: Tone; label: string; help: string }> = {
-  active: { tone: 'ok', label: 'active', help: 'answers with its own A/AAAA or CNAME record now' },
-  wildcard: {
-    tone: 'info',
-    label: 'wildcard',
-    help: "answers only with what the domain's DNS wildcard gives any name",
-  },
-  historical: { tone: 'muted', label: 'historical', help: 'seen in certificates, no DNS answer now' },
-  lookup_failed: { tone: 'bad', label: 'lookup failed', help: 'every resolver failed for this name' },
-  unchecked: { tone: 'muted', label: 'unchecked', help: 'not resolved: only the 50 most recent names are' },
-};
 
 const ROWS_SHOWN = 100;
 
@@ -29,7 +18,7 @@ export function SubdomainsView({ data }: { data: SubdomainsResult }) {
   const rows = all ? shown : shown.slice(0, ROWS_SHOWN);
   const filters: Filter[] = [
     'all',
-    ...(Object.keys(STATUS) as Host['status'][]).filter((s) => counts.has(s)),
+    ...(Object.keys(SUBDOMAIN_STATUS) as Host['status'][]).filter((s) => counts.has(s)),
   ];
   return (
     <>
@@ -66,7 +55,7 @@ export function SubdomainsView({ data }: { data: SubdomainsResult }) {
               aria-pressed={filter === f}
               onClick={() => setFilter(f)}
             >
-              {f === 'all' ? `All (${data.hosts.length})` : `${STATUS[f].label} (${counts.get(f)})`}
+              {f === 'all' ? `All (${data.hosts.length})` : `${SUBDOMAIN_STATUS[f].label} (${counts.get(f)})`}
             </button>
           ))}
         </fieldset>
@@ -98,8 +87,8 @@ export function SubdomainsView({ data }: { data: SubdomainsResult }) {
                     )}
                   </td>
                   <td data-label="Status">
-                    <Badge tone={STATUS[h.status].tone} title={STATUS[h.status].help}>
-                      {STATUS[h.status].label}
+                    <Badge tone={SUBDOMAIN_STATUS[h.status].tone} title={SUBDOMAIN_STATUS[h.status].help}>
+                      {SUBDOMAIN_STATUS[h.status].label}
                     </Badge>
                   </td>
                   <td data-label="Answers now" class="mono break">

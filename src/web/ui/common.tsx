@@ -1,10 +1,12 @@
 /** Small building blocks every result uses. */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { PROVIDER_ATTEMPT, type Tone } from '../../client/words';
 import type { ProviderAttempt } from '../api/types';
 import { countryName, flag, formatMs } from '../format';
 
-export type Tone = 'ok' | 'warn' | 'bad' | 'info' | 'muted';
+/** The CLI's colours too: one union (src/client/words.ts). */
+export type { Tone };
 
 export function Badge({
   tone,
@@ -75,19 +77,13 @@ export function Loading({ since, note }: { since: number; note?: string | undefi
   );
 }
 
-/** How each outcome of one provider attempt is shown: it answered, had nothing for this, or failed. */
-const ATTEMPT: Record<ProviderAttempt['status'], { tone: Tone; label: string; mark: string }> = {
-  ok: { tone: 'ok', label: 'answered', mark: '✓' },
-  no_data: { tone: 'muted', label: 'no data', mark: '–' },
-  failed: { tone: 'bad', label: 'failed', mark: '✕' },
-};
-
 export function Attempts({ attempts }: { attempts: readonly ProviderAttempt[] }) {
   return (
     <ol class="attempts">
       {attempts.map((a, i) => (
         <li key={`${a.id}-${i}`}>
-          <Badge tone={ATTEMPT[a.status].tone}>{ATTEMPT[a.status].label}</Badge> <strong>{a.name}</strong>
+          <Badge tone={PROVIDER_ATTEMPT[a.status].tone}>{PROVIDER_ATTEMPT[a.status].label}</Badge>{' '}
+          <strong>{a.name}</strong>
           {a.error && <span class="muted"> — {a.error}</span>}
         </li>
       ))}
@@ -144,10 +140,10 @@ export function Attribution({ data }: { data: unknown }) {
             <span
               key={`${a.id}-${i}`}
               class={a.status === 'failed' ? 'failed' : ''}
-              title={a.error ?? ATTEMPT[a.status].label}
+              title={a.error ?? PROVIDER_ATTEMPT[a.status].label}
             >
               {i > 0 && ' → '}
-              {a.name} {ATTEMPT[a.status].mark}
+              {a.name} {PROVIDER_ATTEMPT[a.status].mark}
             </span>
           ))}
           {fellBack && <span class="muted"> (fallback used after a failure)</span>}

@@ -1,0 +1,59 @@
+/**
+ * netdiag/client/words, the site's and the CLI's one vocabulary: the formats whose edges are
+ * easy to get wrong (time zones, plural forms, the unit each duration is rounded to).
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  certificateDaysTone,
+  commonName,
+  daysUntil,
+  expiryText,
+  formatDate,
+  formatDateTime,
+  formatMs,
+  formatSeconds,
+  keyExchangeText,
+  keyText,
+  plural,
+  relativeDays,
+} from '../../../src/client/words.js';
+
+describe('netdiag/client/words', () => {
+  it('writes dates in UTC, and passes through what is not one', () => {
+    expect(formatDate('2026-03-01T23:30:00-05:00')).toBe('2026-03-02');
+    expect(formatDateTime('2026-03-01T23:30:00-05:00')).toBe('2026-03-02 04:30 UTC');
+    expect(formatDate('soon')).toBe('soon');
+    expect(formatDate(null)).toBe('—');
+  });
+
+  it('counts whole days and says them in the largest unit that reads well', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(daysUntil('2026-01-31T12:00:00Z', now)).toBe(30);
+    expect(daysUntil('2025-12-31T12:00:00Z', now)).toBe(-1);
+    expect(relativeDays(0)).toBe('today');
+    expect(relativeDays(1)).toBe('in 1 day');
+    expect(relativeDays(-59)).toBe('59 days ago');
+    expect(relativeDays(90)).toBe('in 3 months');
+    expect(relativeDays(-800)).toBe('2 years ago');
+    expect(expiryText(-3)).toBe('expired 3 days ago');
+  });
+
+  it('rounds durations to the unit shown', () => {
+    expect(formatSeconds(45)).toBe('45 s');
+    expect(formatSeconds(300)).toBe('5 min');
+    expect(formatSeconds(5400)).toBe('1.5 h');
+    expect(formatSeconds(172_800)).toBe('2 d');
+    expect(formatMs(12.4)).toBe('12 ms');
+    expect(formatMs(1530)).toBe('1.5 s');
+    expect(plural(1, 'host')).toBe('1 host');
+    expect(plural(1200, 'query', 'queries')).toBe('1,200 queries');
+  });
+
+  it('names certificates and keys as people recognise them', () => {
+    expect(commonName('CN=example.com, O=Example')).toBe('example.com');
+    expect(commonName('O=No Common Name')).toBe('O=No Common Name');
+    expect(keyText({ type: 'RSA', bits: 2048 })).toBe('RSA 2048 bits');
+    expect(keyExchangeText(null)).toBe('not ephemeral');
+    expect([13, 14, 29, 30].map(certificateDaysTone)).toEqual(['bad', 'warn', 'warn', 'ok']);
+  });
+});
