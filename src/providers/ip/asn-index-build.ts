@@ -65,6 +65,12 @@ export async function openAsnIndex(opts: OpenAsnIndexOptions): Promise<OpenedAsn
         if (index) return { index, origin: 'reused', path, writeError: undefined };
         const lock = await takeLock(`${path}.lock`);
         locked = lock === 'taken';
+        if (locked) {
+          // The builder before us may have renamed its index into place and dropped its lock
+          // between our look and our lock: look again before building a second copy.
+          const built = openIndexFile(path, blocks, (file) => new AsnIndex(file));
+          if (built) return { index: built, origin: 'reused', path, writeError: undefined };
+        }
         if (lock !== 'held' || Date.now() >= deadline) break;
         await sleep(LOCK_POLL_MS, undefined, { signal }).catch(() => signal?.throwIfAborted());
       }
