@@ -10,6 +10,10 @@ cd "$(dirname "$0")/.."
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cp -r package.json package-lock.json dist "$dir/"
+# The netdiag command: its bin and the build check it runs first (which, without the build tools, uses dist/).
+mkdir -p "$dir/bin" "$dir/scripts"
+cp bin/netdiag.mjs "$dir/bin/"
+cp scripts/ensure-built.mjs "$dir/scripts/"
 (cd "$dir" && npm install --omit=dev --no-audit --no-fund --loglevel=error)
 for tool in tsx esbuild typescript vitest; do
   [ ! -e "$dir/node_modules/$tool" ] || { echo "production-smoke: $tool was installed by --omit=dev"; exit 1; }
@@ -31,4 +35,6 @@ curl -fsS "http://127.0.0.1:$port/mcp" -H 'content-type: application/json' \
   grep -q '"structuredContent":{"ip":"8.8.8.8","country":{"code":"US"'
 kill -TERM "$pid"
 wait "$pid"
+# One in-process lookup through the command, on the bundled data only.
+(cd "$dir" && LIST_CACHE_DIR="$dir/lists" node bin/netdiag.mjs ip-geo 8.8.8.8 --json) | grep -q '"country": {'
 echo "production-smoke: ok (npm install --omit=dev + node dist/server.js)"
