@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import { type Config, challengeActive, type TrustProxy } from './config/index.js';
 import { type AppContext, type AppDeps, createContext } from './context.js';
 import { features } from './features/index.js';
-import { createLogger } from './logger.js';
+import { accessLogger, createLogger, lazyChildLogger } from './logger.js';
 import challengeGate from './plugins/challenge-gate.js';
 import { clientIp, trustRule } from './plugins/client-address.js';
 import compression from './plugins/compression.js';
@@ -124,6 +124,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     },
     // One line per request (in onResponse below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLogger,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
@@ -163,9 +164,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.removeContentTypeParser('text/plain');
 
   // Callback-style hooks where nothing is awaited: an async hook costs a promise and a microtask per request.
+  const access = accessLogger(app.log);
   app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
+    access.info(
       {
+        // First, where the request's child logger put it when it wrote this line.
+        reqId: request.id,
         method: request.method,
         url: request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url,
         statusCode: reply.statusCode,

@@ -13,8 +13,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { type Item, serializeList } from 'structured-headers';
-import { sharedLimiter } from '../cache/limiter.js';
+import { serializeList } from 'structured-headers';
+import { FixedWindowCounter, sharedLimiter } from '../cache/limiter.js';
 import type { RateLimitSpec } from '../config/index.js';
 import { tooManyRequests } from '../errors.js';
 import { clientIp, rateLimitKey } from './client-address.js';
@@ -32,12 +32,20 @@ declare module 'fastify' {
 
 export type LimitGroup = 'general' | 'expensive';
 
+/** A budget's answer to one point: whether it was granted, and the window it fell in. */
+interface Taken {
+  granted: boolean;
+  remaining: number;
+  msBeforeNext: number;
+}
+
 interface Limiter {
   readonly group: LimitGroup;
   readonly spec: RateLimitSpec;
-  consume(key: string): Promise<RateLimiterRes>;
+  /** Synchronous when counted in process (the hot path awaits nothing); a promise with Redis. */
+  consume(key: string): Taken | Promise<Taken>;
   /** The current state without consuming a point; null when the key has no window open. */
-  get(key: string): Promise<RateLimiterRes | null>;
+  get(key: string): Promise<Taken | null>;
 }
 
 /** One caller's budget in one tier. */
@@ -69,38 +77,78 @@ export interface RateLimitOptions {
   onReject?: (group: LimitGroup) => void;
 }
 
+function taken(spec: RateLimitSpec, consumed: number, msBeforeNext: number): Taken {
+  return { granted: consumed <= spec.points, remaining: Math.max(0, spec.points - consumed), msBeforeNext };
+}
+
+function fromRes(spec: RateLimitSpec, res: RateLimiterRes): Taken {
+  return taken(spec, res.consumedPoints, res.msBeforeNext);
+}
+
 function makeLimiter(group: LimitGroup, spec: RateLimitSpec, redis: Redis | undefined): Limiter {
+  if (redis === undefined) {
+    const window = new FixedWindowCounter(spec.seconds);
+    return {
+      group,
+      spec,
+      consume: (key) => {
+        const state = window.consume(key);
+        return taken(spec, state.consumed, state.msBeforeNext);
+      },
+      get: async (key) => {
+        const state = window.peek(key);
+        return state === undefined ? null : taken(spec, state.consumed, state.msBeforeNext);
+      },
+    };
+  }
   const limiter = sharedLimiter({
     keyPrefix: `rl:${group}`,
     points: spec.points,
     duration: spec.seconds,
     redis,
   });
-  return { group, spec, consume: (key) => limiter.consume(key), get: (key) => limiter.get(key) };
+  return {
+    group,
+    spec,
+    consume: (key) =>
+      limiter.consume(key).then(
+        (res) => fromRes(spec, res),
+        (rejection: unknown) => {
+          // rate-limiter-flexible rejects with a RateLimiterRes when the budget is spent.
+          if (rejection instanceof RateLimiterRes) return fromRes(spec, rejection);
+          throw rejection;
+        },
+      ),
+    get: async (key) => {
+      const res = await limiter.get(key);
+      return res === null ? null : fromRes(spec, res);
+    },
+  };
 }
 
-function stateOf(spec: RateLimitSpec, res: RateLimiterRes | null): LimitState {
+function stateOf(spec: RateLimitSpec, res: Taken | null): LimitState {
   // No record, or one whose window has lapsed but not yet been swept: the full budget is there.
   if (res === null || res.msBeforeNext <= 0)
     return { limit: spec.points, remaining: spec.points, reset_seconds: 0 };
   return {
     limit: spec.points,
-    remaining: Math.max(0, Math.min(spec.points, res.remainingPoints)),
+    remaining: Math.min(spec.points, res.remaining),
     reset_seconds: Math.ceil(res.msBeforeNext / 1000),
   };
 }
 
-/** One member of the RateLimit list: the policy's name, remaining quota (r) and seconds to reset (t). */
-function item(group: LimitGroup, res: RateLimiterRes, spec: RateLimitSpec): Item {
-  const remaining = Math.max(0, Math.min(spec.points, res.remainingPoints));
-  const reset = Math.max(0, Math.ceil(res.msBeforeNext / 1000));
-  return [
-    group,
-    new Map([
-      ['r', remaining],
-      ['t', reset],
-    ]),
-  ];
+/**
+ * One member of the RateLimit list (a structured-field list, RFC 9651): the policy's name as
+ * a string, remaining quota (r) and seconds to reset (t), both non-negative integers. Written
+ * directly: serializing it through structured-headers cost ~0.9 µs per request for a string
+ * whose only variable parts are two integers (the two agree: test/unit/plugins).
+ */
+export function rateLimitItem(group: LimitGroup, remaining: number, resetSeconds: number): string {
+  return `"${group}";r=${remaining};t=${resetSeconds}`;
+}
+
+function itemOf(group: LimitGroup, res: Taken): string {
+  return rateLimitItem(group, res.remaining, Math.max(0, Math.ceil(res.msBeforeNext / 1000)));
 }
 
 async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Promise<void> {
@@ -140,29 +188,60 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Pr
     },
   } satisfies RateLimitView);
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  /**
+   * Takes a point from each of the route's budgets in order, stopping at the first that
+   * refuses (its point is counted, the next budget's is not). Callback style: in process
+   * every budget answers synchronously and the request goes on in the same tick.
+   */
+  const take = (
+    reply: FastifyReply,
+    limiters: readonly Limiter[],
+    key: string,
+    from: number,
+    items: string,
+    done: (err?: Error) => void,
+  ): void => {
+    for (let i = from; i < limiters.length; i++) {
+      const limiter = limiters[i]!;
+      const answer = limiter.consume(key);
+      if (answer instanceof Promise) {
+        answer.then((res) => {
+          const next = settle(reply, limiter, res, items, done);
+          if (next !== undefined) take(reply, limiters, key, i + 1, next, done);
+        }, done);
+        return;
+      }
+      const next = settle(reply, limiter, answer, items, done);
+      if (next === undefined) return;
+      items = next;
+    }
+    reply.header('ratelimit', items);
+    done();
+  };
+  /** The RateLimit list so far with this budget's member, or undefined when it refused (answered 429). */
+  const settle = (
+    reply: FastifyReply,
+    limiter: Limiter,
+    res: Taken,
+    items: string,
+    done: (err?: Error) => void,
+  ): string | undefined => {
+    const list = items === '' ? itemOf(limiter.group, res) : `${items}, ${itemOf(limiter.group, res)}`;
+    if (res.granted) return list;
+    reply.header('ratelimit', list);
+    opts.onReject?.(limiter.group);
+    done(tooManyRequests(Math.max(1, Math.ceil(res.msBeforeNext / 1000)), limiter.group));
+    return undefined;
+  };
+
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
     // The matched route when there is one: the router decodes the path, so /%61pi/dns
     // reaches /api/dns although its raw URL does not start with /api/.
     const route = request.routeOptions;
-    if (!(route.url ?? request.url).startsWith('/api/')) return;
+    if (!(route.url ?? request.url).startsWith('/api/')) return done();
     const { limiters, policy } = route.config.expensive ? costly : cheap;
-    const key = rateLimitKey(clientIp(request));
     reply.header('ratelimit-policy', policy);
-    const items: Item[] = [];
-    for (const limiter of limiters) {
-      let res: RateLimiterRes;
-      try {
-        res = await limiter.consume(key);
-      } catch (rejection) {
-        // rate-limiter-flexible rejects with a RateLimiterRes when the budget is spent.
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        reply.header('ratelimit', serializeList([...items, item(limiter.group, rejection, limiter.spec)]));
-        opts.onReject?.(limiter.group);
-        throw tooManyRequests(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)), limiter.group);
-      }
-      items.push(item(limiter.group, res, limiter.spec));
-    }
-    reply.header('ratelimit', serializeList(items));
+    take(reply, limiters, rateLimitKey(clientIp(request)), 0, '', done);
   });
 }
 

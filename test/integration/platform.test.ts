@@ -207,6 +207,40 @@ describe('operations', () => {
     expect(mine).toHaveLength(1);
     expect(mine[0]).toMatchObject({ msg: 'request', method: 'GET', url: '/healthz', statusCode: 200 });
     expect(typeof mine[0]?.ms).toBe('number');
+    // Every field, in the order operators' log pipelines have parsed since the first release.
+    expect(Object.keys(mine[0] ?? {})).toEqual([
+      'level',
+      'time',
+      'pid',
+      'hostname',
+      'reqId',
+      'method',
+      'url',
+      'statusCode',
+      'ms',
+      'ip',
+      'msg',
+    ]);
+  });
+
+  it("binds a route's own log lines to the request id, redacted as every line is", async () => {
+    const { logger, lines } = capturingLogger('debug');
+    const app = await buildTestApp({
+      logger,
+      extend: (a) => {
+        a.get('/probe/log', { schema: { hide: true } }, async (request) => {
+          request.log.warn({ body: { token: 'turnstile-tok' } }, 'route line');
+          request.log.trace('below the level: dropped');
+          request.log.child({ part: 'inner' }).debug('child line');
+          return { ok: true };
+        });
+      },
+    });
+    await app.inject({ url: '/probe/log', headers: { 'x-request-id': 'route-lines' } });
+    const mine = lines().filter((l) => l.reqId === 'route-lines');
+    expect(mine.map((l) => l.msg)).toEqual(['route line', 'child line', 'request']);
+    expect(mine[0]).toMatchObject({ level: 40, body: { token: '[redacted]' } });
+    expect(mine[1]).toMatchObject({ level: 20, part: 'inner' });
   });
 
   it('redacts secrets (cookies, authorization, tokens, keys) from log lines', async () => {

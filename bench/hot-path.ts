@@ -1,0 +1,132 @@
+/**
+ * The pieces a cached answer passes through on every request, each beside what it
+ * replaced (issue 22), timed in one process: ns per operation, median of interleaved
+ * rounds. Everything runs in-process and synchronously where the piece is synchronous;
+ * the access-log lines go to /dev/null through pino's own destination.
+ *
+ *   npm run bench -- hot-path [rounds]
+ */
+import pino from 'pino';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { serializeList } from 'structured-headers';
+import { FixedWindowCounter } from '../src/cache/limiter.js';
+import { accessLogger, createLogger } from '../src/logger.js';
+import { rateLimitItem } from '../src/plugins/rate-limit.js';
+
+const rounds = Number(process.argv[2] ?? 5);
+
+interface Case {
+  piece: string;
+  variant: string;
+  ops: number;
+  run: (ops: number) => unknown;
+}
+
+const line = {
+  method: 'GET',
+  url: '/api/dns?target=example.test&type=A',
+  statusCode: 200,
+  ms: 0.4,
+  ip: '198.51.100.7',
+};
+const root = createLogger({ logLevel: 'info' }, pino.destination({ dest: '/dev/null', sync: true }));
+const access = accessLogger(root);
+const library = new RateLimiterMemory({ points: 1e9, duration: 60 });
+const window = new FixedWindowCounter(60);
+
+const cases: Case[] = [
+  {
+    piece: 'access-log line',
+    variant: 'before: a child logger per request (reqId bound), redaction on',
+    ops: 100_000,
+    run: (ops) => {
+      for (let i = 0; i < ops; i++) root.child({ reqId: `r-${i}` }).info(line, 'request');
+    },
+  },
+  {
+    piece: 'access-log line',
+    variant: 'after: accessLogger(), reqId in the line, no child, no redaction',
+    ops: 100_000,
+    run: (ops) => {
+      for (let i = 0; i < ops; i++) access.info({ reqId: `r-${i}`, ...line }, 'request');
+    },
+  },
+  {
+    piece: 'RateLimit header',
+    variant: 'before: structured-headers serializeList',
+    ops: 500_000,
+    run: (ops) => {
+      for (let i = 0; i < ops; i++) {
+        serializeList([
+          [
+            'general',
+            new Map([
+              ['r', i % 30],
+              ['t', 60],
+            ]),
+          ],
+        ]);
+      }
+    },
+  },
+  {
+    piece: 'RateLimit header',
+    variant: 'after: rateLimitItem()',
+    ops: 500_000,
+    run: (ops) => {
+      for (let i = 0; i < ops; i++) rateLimitItem('general', i % 30, 60);
+    },
+  },
+  {
+    piece: 'in-process limiter',
+    variant: 'after: FixedWindowCounter.consume (synchronous)',
+    ops: 500_000,
+    run: (ops) => {
+      for (let i = 0; i < ops; i++) window.consume(`198.51.100.${i & 255}`);
+    },
+  },
+];
+
+/** The promise-returning limiter is timed with its awaits, as the hook awaited it. */
+async function timeLibrary(ops: number): Promise<number> {
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < ops; i++) {
+    await library.consume(`198.51.100.${i & 255}`).catch((rejection: unknown) => {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    });
+  }
+  return Number(process.hrtime.bigint() - started) / ops;
+}
+
+function timeCase(c: Case): number {
+  const started = process.hrtime.bigint();
+  c.run(c.ops);
+  return Number(process.hrtime.bigint() - started) / c.ops;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const results = new Map<string, number[]>();
+const libraryRuns: number[] = [];
+for (const c of cases) c.run(Math.ceil(c.ops / 10)); // warm-up
+await timeLibrary(50_000);
+for (let round = 0; round < rounds; round++) {
+  for (const c of cases) results.set(c.variant, [...(results.get(c.variant) ?? []), timeCase(c)]);
+  libraryRuns.push(await timeLibrary(200_000));
+}
+
+const rows = [
+  '| piece | variant | ns/op |',
+  '|---|---|---:|',
+  ...cases.flatMap((c) => {
+    const own = `| ${c.piece} | ${c.variant} | ${Math.round(median(results.get(c.variant) ?? []))} |`;
+    if (c.piece !== 'in-process limiter') return [own];
+    return [
+      `| in-process limiter | before: RateLimiterMemory.consume, awaited | ${Math.round(median(libraryRuns))} |`,
+      own,
+    ];
+  }),
+];
+process.stdout.write(
+  `Medians of ${rounds} interleaved rounds (Node ${process.version}).\n\n${rows.join('\n')}\n`,
+);
+root.flush();
