@@ -1,0 +1,116 @@
+/**
+ * What each of the app's platform plugins costs a request on its own: one Fastify app per
+ * step, each adding the next plugin (the app's own modules, registered as buildApp does,
+ * in its order) in front of the same route sending a pre-serialized body, as a cache hit
+ * does. Interleaved rounds, medians; server CPU per request is the figure to read (the
+ * throughput of the first rows is capped by the load generator, not the server).
+ *
+ *   npm run bench -- platform-layers [seconds per round] [rounds]
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import pino from 'pino';
+import { accessLogger, lazyChildLogger } from '../src/logger.js';
+import { clientIp } from '../src/plugins/client-address.js';
+import compression from '../src/plugins/compression.js';
+import connectionGuard from '../src/plugins/connection-guard.js';
+import errorsPlugin from '../src/plugins/errors.js';
+import httpHeaders from '../src/plugins/http-headers.js';
+import loadShedding from '../src/plugins/load-shedding.js';
+import metricsPlugin, { Metrics } from '../src/plugins/metrics.js';
+import rateLimit from '../src/plugins/rate-limit.js';
+import { listen, type Measured, measure, table } from './lib.js';
+
+const seconds = Number(process.argv[2] ?? 3);
+const rounds = Number(process.argv[3] ?? 3);
+
+const body = JSON.stringify({
+  target: 'example.test',
+  query_name: 'example.test',
+  type: 'A',
+  rcode: 'NOERROR',
+  authenticated_data: false,
+  records: [{ ttl: 300, address: '192.0.2.10' }],
+  source: 'DNS over HTTPS (127.0.0.1:53)',
+  source_id: 'doh-1',
+  providers_tried: [{ id: 'doh-1', name: 'DNS over HTTPS (127.0.0.1:53)', status: 'ok' }],
+});
+
+const steps = [
+  'bare Fastify, the body as a string',
+  '+ logger (lazy request child) and request id',
+  '+ errors plugin',
+  '+ connection guard',
+  '+ response headers hook',
+  '+ compression (body under its threshold)',
+  '+ metrics',
+  '+ access-log line at info (async, /dev/null)',
+  '+ load shedding',
+  '+ rate limiter (in process) and its headers',
+] as const;
+
+async function appWith(layers: number): Promise<FastifyInstance> {
+  const logger = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
+  const app =
+    layers >= 1
+      ? Fastify({
+          loggerInstance: logger as FastifyBaseLogger,
+          logController: new LogController({ disableRequestLogging: true }),
+          childLoggerFactory: lazyChildLogger,
+          genReqId: () => crypto.randomUUID(),
+        })
+      : Fastify({ logger: false });
+  if (layers >= 2) await app.register(errorsPlugin, {});
+  if (layers >= 3) await app.register(connectionGuard, { maxPerAddress: 64, trusted: () => false });
+  if (layers >= 4) await app.register(httpHeaders);
+  if (layers >= 5) await app.register(compression);
+  if (layers >= 6) await app.register(metricsPlugin, { metrics: new Metrics() });
+  if (layers >= 7) {
+    const access = accessLogger(app.log);
+    app.addHook('onResponse', (request, reply, done) => {
+      access.info(
+        {
+          reqId: request.id,
+          method: request.method,
+          url: request.url,
+          statusCode: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 10) / 10,
+          ip: clientIp(request),
+        },
+        'request',
+      );
+      done();
+    });
+  }
+  if (layers >= 8) await app.register(loadShedding, { maxEventLoopDelayMs: 1000 });
+  if (layers >= 9) {
+    const budget = { points: 1e9, seconds: 60 };
+    await app.register(rateLimit, { general: budget, expensive: budget });
+  }
+  app.get('/api/bench', async (_request, reply) => reply.type('application/json; charset=utf-8').send(body));
+  return app;
+}
+
+const apps = await Promise.all(steps.map((_, i) => appWith(i)));
+const urls = await Promise.all(apps.map(async (app) => `${await listen(app)}/api/bench`));
+const runs = steps.map((): Measured[] => []);
+for (let round = 0; round < rounds; round++) {
+  for (const [i, name] of steps.entries()) runs[i]?.push(await measure(name, urls[i]!, seconds));
+}
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const rows = steps.map((name, i): Measured => {
+  const all = runs[i] ?? [];
+  const of = (field: keyof Omit<Measured, 'name'>) => median(all.map((m) => m[field]));
+  return {
+    name,
+    requestsPerSec: of('requestsPerSec'),
+    p50Ms: of('p50Ms'),
+    p99Ms: of('p99Ms'),
+    non2xx: of('non2xx'),
+    cpuUsPerRequest: of('cpuUsPerRequest'),
+    userUsPerRequest: of('userUsPerRequest'),
+  };
+});
+process.stdout.write(
+  `Medians of ${rounds} interleaved rounds of ${seconds} s, 50 connections (Node ${process.version}).\n\n${table(rows, rows[0]!)}\n`,
+);
+await Promise.all(apps.map((app) => app.close()));
