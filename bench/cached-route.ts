@@ -25,6 +25,7 @@ import { buildApp } from '../src/app.js';
 import { testConfig } from '../src/config/index.js';
 import type { Provider, ProviderInfo } from '../src/providers/types.js';
 import { startFakeDnsServer } from '../test/fakes/dns-server.js';
+import { redisBinary, startRedis } from '../test/fakes/redis.js';
 import { startNetdiag } from '../test/scale/netdiag-process.js';
 import {
   addedHeaders,
@@ -120,6 +121,23 @@ const operator = await startNetdiag(
   },
   { drainAfterListening: true },
 );
+// With redis-server on PATH, the same process as a scaled-out instance runs it: cache and limits in Redis.
+const redis = redisBinary ? await startRedis() : undefined;
+const scaled = redis
+  ? await startNetdiag(
+      {
+        DNS_RESOLVERS: fake.udp,
+        RATE_LIMIT_GENERAL: '1000000000/60',
+        RATE_LIMIT_EXPENSIVE: '1000000000/60',
+        LIST_CACHE_DIR: lists,
+        RELAY_RANGES_URL: 'https://127.0.0.1:9/egress-ip-ranges.csv',
+        TOR_EXIT_LIST_URL: 'https://127.0.0.1:9/torbulkexitlist',
+        REDIS_URL: redis.url,
+        SESSION_SECRET: 'bench-session-secret-0123456789abcdef',
+      },
+      { drainAfterListening: true },
+    )
+  : undefined;
 const routes: [string, string, CpuClock?][] = [
   ['bare Fastify route', `${await listen(bare)}/`],
   ["bare route sending the app's headers", `${await listen(withHeaders)}/`],
@@ -132,6 +150,15 @@ const routes: [string, string, CpuClock?][] = [
     `${operator.base}${dnsPath}`,
     childCpu(operator.serverPid),
   ],
+  ...(scaled
+    ? ([
+        [
+          "cached /api/dns, operator's process with REDIS_URL (cache and limits in Redis)",
+          `${scaled.base}${dnsPath}`,
+          childCpu(scaled.serverPid),
+        ],
+      ] satisfies [string, string, CpuClock][])
+    : []),
 ];
 
 const runs = new Map<string, Measured[]>();
@@ -164,5 +191,7 @@ await app.close();
 await bare.close();
 await withHeaders.close();
 await operator.stop();
+await scaled?.stop();
+await redis?.stop();
 await fake.close();
 rmSync(lists, { recursive: true, force: true });

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { CachedLoader } from './cache/cached.js';
 import { MemoryCache } from './cache/memory.js';
 import { createRedisClient, RedisCache } from './cache/redis.js';
+import { TieredCache } from './cache/tiered.js';
 import type { Cache, CacheEvents, Clock } from './cache/types.js';
 import type { Config } from './config/index.js';
 import { Outbound } from './net/outbound.js';
@@ -84,7 +85,11 @@ export function createContext(config: Config, log: Logger, deps: AppDeps = {}): 
       );
     },
   };
-  const cache = deps.cache ?? (redis ? new RedisCache(redis, { events, clock }) : new MemoryCache({ clock }));
+  const cache =
+    deps.cache ??
+    (redis
+      ? new TieredCache(new RedisCache(redis, { events, clock }), { clock })
+      : new MemoryCache({ clock }));
   const loader = new CachedLoader(cache, { events, clock });
   // Every attempt on every upstream, from the chain or a background refresh, is counted once.
   const registry = new ProviderRegistry(clock, {

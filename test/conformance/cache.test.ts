@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CachedLoader } from '../../src/cache/cached.js';
 import { MemoryCache } from '../../src/cache/memory.js';
 import { createRedisClient, RedisCache } from '../../src/cache/redis.js';
+import { TieredCache } from '../../src/cache/tiered.js';
 import type { Cache } from '../../src/cache/types.js';
 import { type RedisProcess, redisBinary, startRedis } from '../fakes/redis.js';
 
@@ -42,82 +43,100 @@ const backends: Backend[] = [
       return new RedisCache(client, { clock });
     },
   },
+  {
+    // What the app builds with REDIS_URL: the in-process tier in front of Redis.
+    name: 'redis (tiered)',
+    make: async (clock) => {
+      if (!redisServer) throw new Error('no redis');
+      const client = createRedisClient(redisServer.url);
+      client.on('error', () => {});
+      clients.push(client);
+      await new Promise<void>((resolve) =>
+        client.status === 'ready' ? resolve() : client.once('ready', () => resolve()),
+      );
+      await client.flushdb();
+      return new TieredCache(new RedisCache(client, { clock }), { clock });
+    },
+  },
 ];
 
 for (const backend of backends) {
-  describe.skipIf(backend.name === 'redis' && !redisBinary)(`Cache conformance: ${backend.name}`, () => {
-    let now = 1_700_000_000_000;
-    const clock = () => now;
+  describe.skipIf(backend.name.startsWith('redis') && !redisBinary)(
+    `Cache conformance: ${backend.name}`,
+    () => {
+      let now = 1_700_000_000_000;
+      const clock = () => now;
 
-    it('returns what was stored, with its expiry', async () => {
-      const cache = await backend.make(clock);
-      await cache.set('k1', { a: 1, list: ['x'] }, 60);
-      const entry = await cache.get<{ a: number; list: string[] }>('k1');
-      expect(entry?.value).toEqual({ a: 1, list: ['x'] });
-      expect(entry?.expiresAt).toBe(now + 60_000);
-    });
+      it('returns what was stored, with its expiry', async () => {
+        const cache = await backend.make(clock);
+        await cache.set('k1', { a: 1, list: ['x'] }, 60);
+        const entry = await cache.get<{ a: number; list: string[] }>('k1');
+        expect(entry?.value).toEqual({ a: 1, list: ['x'] });
+        expect(entry?.expiresAt).toBe(now + 60_000);
+      });
 
-    it('misses an unknown key', async () => {
-      const cache = await backend.make(clock);
-      expect(await cache.get('absent')).toBeUndefined();
-    });
+      it('misses an unknown key', async () => {
+        const cache = await backend.make(clock);
+        expect(await cache.get('absent')).toBeUndefined();
+      });
 
-    it('forgets an entry once its lifetime has passed', async () => {
-      const cache = await backend.make(clock);
-      await cache.set('k2', 'v', 10);
-      now += 10_001;
-      expect(await cache.get('k2')).toBeUndefined();
-    });
+      it('forgets an entry once its lifetime has passed', async () => {
+        const cache = await backend.make(clock);
+        await cache.set('k2', 'v', 10);
+        now += 10_001;
+        expect(await cache.get('k2')).toBeUndefined();
+      });
 
-    it('stores nothing for a lifetime of 0', async () => {
-      const cache = await backend.make(clock);
-      await cache.set('k3', 'v', 0);
-      expect(await cache.get('k3')).toBeUndefined();
-    });
+      it('stores nothing for a lifetime of 0', async () => {
+        const cache = await backend.make(clock);
+        await cache.set('k3', 'v', 0);
+        expect(await cache.get('k3')).toBeUndefined();
+      });
 
-    it('deletes', async () => {
-      const cache = await backend.make(clock);
-      await cache.set('k4', 'v', 60);
-      await cache.delete('k4');
-      expect(await cache.get('k4')).toBeUndefined();
-    });
+      it('deletes', async () => {
+        const cache = await backend.make(clock);
+        await cache.set('k4', 'v', 60);
+        await cache.delete('k4');
+        expect(await cache.get('k4')).toBeUndefined();
+      });
 
-    it('answers ping', async () => {
-      const cache = await backend.make(clock);
-      expect(await cache.ping()).toBe(true);
-    });
+      it('answers ping', async () => {
+        const cache = await backend.make(clock);
+        expect(await cache.ping()).toBe(true);
+      });
 
-    it('is not altered when the caller mutates what it stored', async () => {
-      const cache = await backend.make(clock);
-      const value = { n: 1 };
-      await cache.set('k5', value, 60);
-      value.n = 2;
-      expect((await cache.get<{ n: number }>('k5'))?.value.n).toBe(1);
-    });
+      it('is not altered when the caller mutates what it stored', async () => {
+        const cache = await backend.make(clock);
+        const value = { n: 1 };
+        await cache.set('k5', value, 60);
+        value.n = 2;
+        expect((await cache.get<{ n: number }>('k5'))?.value.n).toBe(1);
+      });
 
-    it('coalesces concurrent identical misses and does not store a failed load', async () => {
-      const cache = await backend.make(clock);
-      const loader = new CachedLoader(cache, { clock });
-      let loads = 0;
-      const results = await Promise.all(
-        Array.from({ length: 20 }, () =>
-          loader.load('k6', async () => {
-            loads++;
-            await new Promise((r) => setTimeout(r, 10));
-            return { value: 'v', ttl: 30 };
-          }),
-        ),
-      );
-      expect(loads).toBe(1);
-      expect(results.every((r) => r.value === 'v')).toBe(true);
-      expect((await loader.load('k6', async () => ({ value: 'other', ttl: 30 }))).hit).toBe(true);
+      it('coalesces concurrent identical misses and does not store a failed load', async () => {
+        const cache = await backend.make(clock);
+        const loader = new CachedLoader(cache, { clock });
+        let loads = 0;
+        const results = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            loader.load('k6', async () => {
+              loads++;
+              await new Promise((r) => setTimeout(r, 10));
+              return { value: 'v', ttl: 30 };
+            }),
+          ),
+        );
+        expect(loads).toBe(1);
+        expect(results.every((r) => r.value === 'v')).toBe(true);
+        expect((await loader.load('k6', async () => ({ value: 'other', ttl: 30 }))).hit).toBe(true);
 
-      await expect(
-        loader.load('k7', async () => Promise.reject(new Error('upstream down'))),
-      ).rejects.toThrow();
-      expect(await cache.get('k7')).toBeUndefined();
-    });
-  });
+        await expect(
+          loader.load('k7', async () => Promise.reject(new Error('upstream down'))),
+        ).rejects.toThrow();
+        expect(await cache.get('k7')).toBeUndefined();
+      });
+    },
+  );
 }
 
 describe('MemoryCache bounds', () => {

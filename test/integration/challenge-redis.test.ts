@@ -77,10 +77,15 @@ describe.skipIf(!redisBinary)('challenge protection on Redis', () => {
     const own = await startRedis();
     try {
       const app = await instance(own.url);
+      const other = await instance(own.url);
       expect((await verify(app, 'pass:redis-down')).statusCode).toBe(200);
       await own.kill();
-      // The replay set reads as a miss, so upstream is asked; it answers timeout-or-duplicate.
-      const replay = await verify(app, 'pass:redis-down');
+      // The instance that spent the token still knows it (its own cache tier): refused without asking.
+      const local = await verify(app, 'pass:redis-down');
+      expect(local.statusCode).toBe(403);
+      expect(siteverify.count()).toBe(1);
+      // Another instance's replay set reads as a miss, so upstream is asked; it answers timeout-or-duplicate.
+      const replay = await verify(other, 'pass:redis-down');
       expect(replay.statusCode).toBe(403);
       expect(replay.json().error).toMatch(/timeout-or-duplicate/);
       expect(siteverify.count()).toBe(2);
