@@ -35,6 +35,7 @@ import {
   listen,
   type Measured,
   measure,
+  medianRow,
   table,
 } from './lib.js';
 
@@ -109,32 +110,22 @@ const withHeaders = await bareRoute('/', body, addedHeaders(sample.headers));
 const appUrl = await listen(app);
 const lists = mkdtempSync(join(tmpdir(), 'netdiag-bench-lists-'));
 await build({ ifStale: true });
-const operator = await startNetdiag(
-  {
-    DNS_RESOLVERS: fake.udp,
-    RATE_LIMIT_GENERAL: '1000000000/60',
-    RATE_LIMIT_EXPENSIVE: '1000000000/60',
-    LIST_CACHE_DIR: lists,
-    // Nothing listens there: the relay lists fail to load (logged once), as nothing here asks for them.
-    RELAY_RANGES_URL: 'https://127.0.0.1:9/egress-ip-ranges.csv',
-    TOR_EXIT_LIST_URL: 'https://127.0.0.1:9/torbulkexitlist',
-  },
-  { drainAfterListening: true },
-);
+// The operator's process: production settings, the budget raised so nothing is refused.
+const operatorEnv = {
+  DNS_RESOLVERS: fake.udp,
+  RATE_LIMIT_GENERAL: '1000000000/60',
+  RATE_LIMIT_EXPENSIVE: '1000000000/60',
+  LIST_CACHE_DIR: lists,
+  // Nothing listens there: the relay lists fail to load (logged once), as nothing here asks for them.
+  RELAY_RANGES_URL: 'https://127.0.0.1:9/egress-ip-ranges.csv',
+  TOR_EXIT_LIST_URL: 'https://127.0.0.1:9/torbulkexitlist',
+};
+const operator = await startNetdiag(operatorEnv, { drainAfterListening: true });
 // With redis-server on PATH, the same process as a scaled-out instance runs it: cache and limits in Redis.
 const redis = redisBinary ? await startRedis() : undefined;
 const scaled = redis
   ? await startNetdiag(
-      {
-        DNS_RESOLVERS: fake.udp,
-        RATE_LIMIT_GENERAL: '1000000000/60',
-        RATE_LIMIT_EXPENSIVE: '1000000000/60',
-        LIST_CACHE_DIR: lists,
-        RELAY_RANGES_URL: 'https://127.0.0.1:9/egress-ip-ranges.csv',
-        TOR_EXIT_LIST_URL: 'https://127.0.0.1:9/torbulkexitlist',
-        REDIS_URL: redis.url,
-        SESSION_SECRET: 'bench-session-secret-0123456789abcdef',
-      },
+      { ...operatorEnv, REDIS_URL: redis.url, SESSION_SECRET: 'bench-session-secret-0123456789abcdef' },
       { drainAfterListening: true },
     )
   : undefined;
@@ -168,20 +159,7 @@ for (let round = 0; round < rounds; round++) {
     runs.set(name, [...(runs.get(name) ?? []), m]);
   }
 }
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-const rows = routes.map(([name]): Measured => {
-  const all = runs.get(name) ?? [];
-  const of = (field: keyof Omit<Measured, 'name'>) => median(all.map((m) => m[field]));
-  return {
-    name,
-    requestsPerSec: of('requestsPerSec'),
-    p50Ms: of('p50Ms'),
-    p99Ms: of('p99Ms'),
-    non2xx: of('non2xx'),
-    cpuUsPerRequest: of('cpuUsPerRequest'),
-    userUsPerRequest: of('userUsPerRequest'),
-  };
-});
+const rows = routes.map(([name]) => medianRow(name, runs.get(name) ?? []));
 const [baseline] = rows;
 if (baseline === undefined) throw new Error('no baseline');
 process.stdout.write(

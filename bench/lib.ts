@@ -149,3 +149,18 @@ export function table(rows: Measured[], baseline: Measured): string {
   }
   return lines.join('\n');
 }
+
+/** One row per route: the median of each figure over the rounds it was measured in. */
+export function medianRow(name: string, rounds: readonly Measured[]): Measured {
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+  const of = (field: keyof Omit<Measured, 'name'>) => median(rounds.map((m) => m[field]));
+  return {
+    name,
+    requestsPerSec: of('requestsPerSec'),
+    p50Ms: of('p50Ms'),
+    p99Ms: of('p99Ms'),
+    non2xx: of('non2xx'),
+    cpuUsPerRequest: of('cpuUsPerRequest'),
+    userUsPerRequest: of('userUsPerRequest'),
+  };
+}

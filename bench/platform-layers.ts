@@ -18,7 +18,7 @@ import httpHeaders from '../src/plugins/http-headers.js';
 import loadShedding from '../src/plugins/load-shedding.js';
 import metricsPlugin, { Metrics } from '../src/plugins/metrics.js';
 import rateLimit from '../src/plugins/rate-limit.js';
-import { listen, type Measured, measure, table } from './lib.js';
+import { listen, type Measured, measure, medianRow, table } from './lib.js';
 
 const seconds = Number(process.argv[2] ?? 3);
 const rounds = Number(process.argv[3] ?? 3);
@@ -96,20 +96,7 @@ const runs = steps.map((): Measured[] => []);
 for (let round = 0; round < rounds; round++) {
   for (const [i, name] of steps.entries()) runs[i]?.push(await measure(name, urls[i]!, seconds));
 }
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-const rows = steps.map((name, i): Measured => {
-  const all = runs[i] ?? [];
-  const of = (field: keyof Omit<Measured, 'name'>) => median(all.map((m) => m[field]));
-  return {
-    name,
-    requestsPerSec: of('requestsPerSec'),
-    p50Ms: of('p50Ms'),
-    p99Ms: of('p99Ms'),
-    non2xx: of('non2xx'),
-    cpuUsPerRequest: of('cpuUsPerRequest'),
-    userUsPerRequest: of('userUsPerRequest'),
-  };
-});
+const rows = steps.map((name, i) => medianRow(name, runs[i] ?? []));
 process.stdout.write(
   `Medians of ${rounds} interleaved rounds of ${seconds} s, 50 connections (Node ${process.version}).\n\n${table(rows, rows[0]!)}\n`,
 );

@@ -27,36 +27,26 @@ afterAll(async () => {
   await redisServer?.stop();
 });
 
+/** A client of the suite's redis-server, its database emptied. */
+async function freshRedis(): Promise<Redis> {
+  if (!redisServer) throw new Error('no redis');
+  const client = createRedisClient(redisServer.url);
+  client.on('error', () => {});
+  clients.push(client);
+  await new Promise<void>((resolve) =>
+    client.status === 'ready' ? resolve() : client.once('ready', () => resolve()),
+  );
+  await client.flushdb();
+  return client;
+}
+
 const backends: Backend[] = [
   { name: 'memory', make: async (clock) => new MemoryCache({ clock }) },
+  { name: 'redis', make: async (clock) => new RedisCache(await freshRedis(), { clock }) },
+  // What the app builds with REDIS_URL: the in-process tier in front of Redis.
   {
-    name: 'redis',
-    make: async (clock) => {
-      if (!redisServer) throw new Error('no redis');
-      const client = createRedisClient(redisServer.url);
-      client.on('error', () => {});
-      clients.push(client);
-      await new Promise<void>((resolve) =>
-        client.status === 'ready' ? resolve() : client.once('ready', () => resolve()),
-      );
-      await client.flushdb();
-      return new RedisCache(client, { clock });
-    },
-  },
-  {
-    // What the app builds with REDIS_URL: the in-process tier in front of Redis.
     name: 'redis (tiered)',
-    make: async (clock) => {
-      if (!redisServer) throw new Error('no redis');
-      const client = createRedisClient(redisServer.url);
-      client.on('error', () => {});
-      clients.push(client);
-      await new Promise<void>((resolve) =>
-        client.status === 'ready' ? resolve() : client.once('ready', () => resolve()),
-      );
-      await client.flushdb();
-      return new TieredCache(new RedisCache(client, { clock }), { clock });
-    },
+    make: async (clock) => new TieredCache(new RedisCache(await freshRedis(), { clock }), { clock }),
   },
 ];
 
