@@ -73,6 +73,10 @@ const twin = await buildApp(testConfig({ dnsResolvers: [fake.udp], loadShedEvent
   logger: pino({ level: 'silent' }),
 });
 const sample = await twin.inject(dnsPath);
+// Another cached GET endpoint through the same shared path: an SPF evaluation with its trace (larger body).
+const spfPath = '/api/spf?ip=192.0.2.1&domain=example.test';
+const spfSample = await twin.inject(spfPath);
+if (spfSample.statusCode !== 200) throw new Error(`the SPF sample answered ${spfSample.statusCode}`);
 await twin.close();
 const body = sample.json() as Record<string, unknown>;
 
@@ -107,6 +111,7 @@ app.get(
 );
 const bare = await bareRoute('/', body);
 const withHeaders = await bareRoute('/', body, addedHeaders(sample.headers));
+const bareSpf = await bareRoute('/', spfSample.json());
 const appUrl = await listen(app);
 const lists = mkdtempSync(join(tmpdir(), 'netdiag-bench-lists-'));
 await build({ ifStale: true });
@@ -136,6 +141,8 @@ const routes: [string, string, CpuClock?][] = [
   ['zero-work API route through the app', `${appUrl}/api/bench/static`],
   ['cached route through the provider chain', `${appUrl}/api/bench/chain`],
   ['cached /api/dns', `${appUrl}${dnsPath}`],
+  ['bare Fastify route serving the /api/spf body', `${await listen(bareSpf)}/`],
+  ['cached /api/spf (a larger body)', `${appUrl}${spfPath}`],
   [
     "cached /api/dns, operator's process (node dist/server.js, LOG_LEVEL=info)",
     `${operator.base}${dnsPath}`,
@@ -168,6 +175,7 @@ process.stdout.write(
 await app.close();
 await bare.close();
 await withHeaders.close();
+await bareSpf.close();
 await operator.stop();
 await scaled?.stop();
 await redis?.stop();

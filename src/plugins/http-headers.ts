@@ -81,14 +81,17 @@ async function httpHeadersPlugin(app: FastifyInstance): Promise<void> {
 /**
  * A lookup's body, with the reply marked cacheable as the lookup says: the one-line
  * handler `async (request, reply) => answer(reply, await lookupX(deps, request.query.x))`.
- * Returns the body (not the reply) so the route's response schema types it.
+ * A hit's body is the cache entry's own object, the same on every hit, so it is sent
+ * through sendShared: serialized once per entry, not once per request (what /api/dns
+ * always did, now every cached endpoint). A fresh answer is returned for Fastify to
+ * serialize. Either way the route's response schema types the body.
  */
-export function answer<B>(
+export function answer<B extends object>(
   reply: FastifyReply,
   lookup: { body: B; cache: { hit: boolean; maxAge: number } },
-): B {
+): B | FastifyReply {
   reply.cacheable(lookup.cache);
-  return lookup.body;
+  return lookup.cache.hit ? reply.sendShared(lookup.body) : lookup.body;
 }
 
 export default fp(httpHeadersPlugin, { name: 'http-headers' });
