@@ -12,11 +12,26 @@ export interface Loaded<T> {
   ttl: number;
 }
 
-export interface CachedResult<T> {
-  value: T;
+/** What a lookup says about its answer's caching: where it came from and how long it stays fresh. */
+export interface Freshness {
   hit: boolean;
   /** Seconds the value stays fresh from now (max-age). */
   maxAge: number;
+  /**
+   * Epoch milliseconds at which the cache entry holding the value expires (a hit's entry, or
+   * the one a load just stored); 0 when no entry holds it. A hit's answer may be replayed
+   * until then (plugins/cached-answers.ts), its max-age counted down from it.
+   */
+  expiresAt: number;
+}
+
+export interface CachedResult<T> extends Freshness {
+  value: T;
+}
+
+/** The freshness part of a result, for a lookup that reshapes the value. */
+export function freshness({ hit, maxAge, expiresAt }: Freshness): Freshness {
+  return { hit, maxAge, expiresAt };
 }
 
 export class CachedLoader {
@@ -51,12 +66,14 @@ export class CachedLoader {
         value: entry.value,
         hit: true,
         maxAge: Math.max(0, Math.floor((entry.expiresAt - this.#clock()) / 1000)),
+        expiresAt: entry.expiresAt,
       };
     }
     this.#events.onMiss?.();
     const { value, ttl } = await loader();
     const maxAge = Math.max(0, Math.floor(ttl));
+    const storedAt = this.#clock();
     await this.#cache.set(key, value, maxAge);
-    return { value, hit: false, maxAge };
+    return { value, hit: false, maxAge, expiresAt: maxAge > 0 ? storedAt + maxAge * 1000 : 0 };
   }
 }

@@ -17,7 +17,7 @@
  * listed as tried. When no provider answers, the caller gets a 502 AppError
  * carrying providers_tried (404 when every one had no data), and nothing is cached.
  */
-import type { CachedLoader } from '../cache/cached.js';
+import { type CachedLoader, type Freshness, freshness } from '../cache/cached.js';
 import { AppError, noProviderData, upstreamFailed } from '../errors.js';
 import type { ProviderRegistry } from './registry.js';
 import {
@@ -49,7 +49,7 @@ export interface ChainRequest<P extends Provider, T> {
 
 export interface ChainResult<T> extends Attribution {
   value: T;
-  cache: { hit: boolean; maxAge: number };
+  cache: Freshness;
 }
 
 export interface ProviderChainOptions {
@@ -70,14 +70,14 @@ export class ProviderChain {
   async run<P extends Provider, T>(req: ChainRequest<P, T>): Promise<ChainResult<T>> {
     if (req.key === undefined) {
       const answer = await this.#attempt(req);
-      return { ...answer, cache: { hit: false, maxAge: 0 } };
+      return { ...answer, cache: { hit: false, maxAge: 0, expiresAt: 0 } };
     }
     const result = await this.#opts.loader.load<Answer<T>>(`${req.capability}:${req.key}`, async () => {
       const answer = await this.#attempt(req);
       return { value: answer, ttl: req.ttl(answer.value) };
     });
     const { value, source, source_id, providers_tried } = result.value;
-    return { value, source, source_id, providers_tried, cache: { hit: result.hit, maxAge: result.maxAge } };
+    return { value, source, source_id, providers_tried, cache: freshness(result) };
   }
 
   async #attempt<P extends Provider, T>(req: ChainRequest<P, T>): Promise<Answer<T>> {

@@ -78,7 +78,7 @@ describe('DnsResolver', () => {
     expect(result.source).toBe(primary.name);
     expect(result.source_id).toBe(primary.id);
     expect(result.providers_tried).toEqual([{ id: primary.id, name: primary.name, status: 'ok' }]);
-    expect(result.cache).toEqual({ hit: false, maxAge: 120 });
+    expect(result.cache).toEqual({ hit: false, maxAge: 120, expiresAt: Date.UTC(2025, 0, 1) + 120_000 });
     expect(dns.queries.map((q) => q.name)).toEqual(['www.example.test']);
   });
 
@@ -146,11 +146,12 @@ describe('DnsResolver', () => {
   it('caches an answer for its smallest TTL, then asks again', async () => {
     const { resolver, advance } = setup();
     const first = await resolver.resolve('www.example.test', 'A'); // CNAME 600, A 120
-    expect(first.cache).toEqual({ hit: false, maxAge: 120 });
+    expect(first.cache).toEqual({ hit: false, maxAge: 120, expiresAt: Date.UTC(2025, 0, 1) + 120_000 });
 
     advance(100);
     const second = await resolver.resolve('www.example.test.', 'A');
-    expect(second.cache).toEqual({ hit: true, maxAge: 20 });
+    // The entry's own expiry, 20 s ahead of the moved clock.
+    expect(second.cache).toEqual({ hit: true, maxAge: 20, expiresAt: Date.UTC(2025, 0, 1) + 120_000 });
     expect(second.value).toEqual(first.value);
     expect(dns.counts.udp).toBe(1);
 

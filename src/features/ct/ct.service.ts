@@ -5,7 +5,7 @@
  * subdomains also resolves the most recently valid names live.
  */
 import { randomBytes } from 'node:crypto';
-import type { CachedLoader } from '../../cache/cached.js';
+import { type CachedLoader, type Freshness, freshness } from '../../cache/cached.js';
 import type { Clock } from '../../cache/types.js';
 import { AppError, badInput } from '../../errors.js';
 import { isIP } from '../../net/address.js';
@@ -54,7 +54,7 @@ export interface SubdomainDeps extends CtDeps {
 
 export interface Shaped<T> {
   body: T;
-  cache: { hit: boolean; maxAge: number };
+  cache: Freshness;
 }
 
 /** The `domain` parameter, normalized; a bare TLD would ask CT for a whole zone. */
@@ -128,7 +128,7 @@ export async function lookupSubdomains(
       return { value: body, ttl: complete ? SUBDOMAINS_TTL : 0 };
     },
   );
-  return { body: result.value, cache: { hit: result.hit, maxAge: result.maxAge } };
+  return { body: result.value, cache: freshness(result) };
 }
 
 async function discoverHosts(

@@ -5,7 +5,7 @@
  * score, and shape the answer. The whole answer is cached 300 s, keyed on the
  * normalized domain and selectors; an answer with a failed lookup is not.
  */
-import type { CachedLoader } from '../../cache/cached.js';
+import { type CachedLoader, type Freshness, freshness } from '../../cache/cached.js';
 import { badInput } from '../../errors.js';
 import { normalizeDomain } from '../../net/names.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
@@ -69,7 +69,7 @@ export function parseEmailSecurityInput(query: EmailSecurityQuery): EmailSecurit
 export async function lookupEmailSecurity(
   deps: EmailSecurityDeps & { loader: Pick<CachedLoader, 'load'> },
   query: EmailSecurityQuery,
-): Promise<{ body: EmailSecurityResponse; cache: { hit: boolean; maxAge: number } }> {
+): Promise<{ body: EmailSecurityResponse; cache: Freshness }> {
   const input = parseEmailSecurityInput(query);
   const key = `email-security:${input.domain}:${input.selectors.join(',')}`;
   const result = await deps.loader.load(key, async () => {
@@ -78,7 +78,7 @@ export async function lookupEmailSecurity(
     const partial = body.checks.some((c) => c.status === 'error');
     return { value: body, ttl: partial ? 0 : EMAIL_SECURITY_TTL };
   });
-  return { body: result.value, cache: { hit: result.hit, maxAge: result.maxAge } };
+  return { body: result.value, cache: freshness(result) };
 }
 
 export async function checkEmailSecurity(

@@ -15,7 +15,7 @@
  * are never cached (docs/architecture.md §1); a target that refuses, times out or
  * shows a bad certificate is evidence about the target and is cached.
  */
-import type { CachedLoader } from '../../cache/cached.js';
+import { type CachedLoader, type Freshness, freshness } from '../../cache/cached.js';
 import type { Clock } from '../../cache/types.js';
 import { AppError, isOperational } from '../../errors.js';
 import { TargetError } from '../../net/errors.js';
@@ -76,7 +76,7 @@ export interface InspectResponse {
 
 export interface InspectLookup {
   body: InspectResponse;
-  cache: { hit: boolean; maxAge: number };
+  cache: Freshness;
 }
 
 export async function inspect(deps: InspectDeps, query: InspectQuery): Promise<InspectLookup> {
@@ -89,7 +89,7 @@ export async function inspect(deps: InspectDeps, query: InspectQuery): Promise<I
     const { body, transient } = await runInspection(deps, target, ip, includeTls);
     return { value: body, ttl: transient ? 0 : INSPECT_TTL_SECONDS };
   });
-  return { body: result.value, cache: { hit: result.hit, maxAge: result.maxAge } };
+  return { body: result.value, cache: freshness(result) };
 }
 
 async function runInspection(

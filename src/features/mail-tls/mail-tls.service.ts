@@ -11,7 +11,7 @@
  * Cached 10 minutes; not when a DNS lookup failed or no host could be reached
  * (the usual cause is this service's own outbound port 25 being blocked).
  */
-import type { CachedLoader } from '../../cache/cached.js';
+import { type CachedLoader, type Freshness, freshness } from '../../cache/cached.js';
 import { AppError } from '../../errors.js';
 import { UnsafeTargetError } from '../../net/errors.js';
 import { normalizeDomain } from '../../net/names.js';
@@ -74,7 +74,7 @@ export interface MailTlsDeps {
 export async function lookupMailTls(
   deps: MailTlsDeps,
   query: MailTlsQuery,
-): Promise<{ body: MailTlsResponse; cache: { hit: boolean; maxAge: number } }> {
+): Promise<{ body: MailTlsResponse; cache: Freshness }> {
   if (!deps.enabled)
     throw new AppError(
       503,
@@ -86,7 +86,7 @@ export async function lookupMailTls(
     const { body, cacheable } = await checkMailTls(deps, domain);
     return { value: body, ttl: cacheable ? MAIL_TLS_TTL : 0 };
   });
-  return { body: result.value, cache: { hit: result.hit, maxAge: result.maxAge } };
+  return { body: result.value, cache: freshness(result) };
 }
 
 async function checkMailTls(

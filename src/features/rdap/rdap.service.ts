@@ -10,7 +10,7 @@
  * values and turned into a 404 on every read). An answer whose registrar
  * follow-up failed is not stored at all: it carries a failure.
  */
-import type { CachedLoader, Loaded } from '../../cache/cached.js';
+import { type CachedLoader, type Freshness, freshness, type Loaded } from '../../cache/cached.js';
 import { AppError } from '../../errors.js';
 import type { ProviderChain } from '../../providers/chain.js';
 import type { RdapDocument, RdapQuery, RdapSource } from '../../providers/rdap/index.js';
@@ -35,7 +35,7 @@ export interface RdapLookupDeps {
 
 export interface RdapLookup {
   body: RdapResponse;
-  cache: { hit: boolean; maxAge: number };
+  cache: Freshness;
 }
 
 /** What is cached per target: the answer, or the reason there is none (a 404 on every read). */
@@ -61,7 +61,7 @@ export async function lookupRdap(
   if (outcome.kind === 'not_found') {
     throw new AppError(404, outcome.code, outcome.error, { providersTried: outcome.providers_tried });
   }
-  return { body: outcome.body, cache: { hit: loaded.hit, maxAge: loaded.maxAge } };
+  return { body: outcome.body, cache: freshness(loaded) };
 }
 
 async function resolve(

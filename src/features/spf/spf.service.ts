@@ -11,7 +11,7 @@
  */
 import { hostname } from 'node:os';
 import { domainToASCII } from 'node:url';
-import type { CachedLoader } from '../../cache/cached.js';
+import { type CachedLoader, type Freshness, freshness } from '../../cache/cached.js';
 import { badInput } from '../../errors.js';
 import { normalizeDomain } from '../../net/names.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
@@ -94,7 +94,7 @@ function asciiDomain(domain: string): string {
 export async function lookupSpf(
   deps: SpfDeps,
   query: SpfQuery,
-): Promise<{ body: SpfResponse; cache: { hit: boolean; maxAge: number } }> {
+): Promise<{ body: SpfResponse; cache: Freshness }> {
   const input = parseSpfInput(query);
   const key = `spf:${JSON.stringify([input.ip.address, input.sender, input.helo, input.domain, input.identity])}`;
   const result = await deps.loader.load(key, async () => {
@@ -102,7 +102,7 @@ export async function lookupSpf(
     // A DNS failure is no lasting answer: never cached (docs/architecture.md §1).
     return { value: body, ttl: body.result === 'temperror' ? 0 : SPF_TTL };
   });
-  return { body: result.value, cache: { hit: result.hit, maxAge: result.maxAge } };
+  return { body: result.value, cache: freshness(result) };
 }
 
 export async function checkSpf(deps: Pick<SpfDeps, 'dns' | 'clock'>, input: SpfInput): Promise<SpfResponse> {

@@ -15,6 +15,7 @@
  * Cached 300 s per host (`tls:<host>`); failures are not cached. Concurrent
  * identical requests share one handshake.
  */
+import { type Freshness, freshness } from '../../cache/cached.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { TargetError } from '../../net/errors.js';
@@ -31,7 +32,7 @@ export type TlsDeps = Pick<AppContext, 'clock' | 'loader' | 'outbound'>;
 export interface TlsInspection {
   body: { tls: TlsEvidence };
   /** For reply.cacheable(): whether it came from the cache, and for how much longer it is fresh. */
-  cache: { hit: boolean; maxAge: number };
+  cache: Freshness;
 }
 
 export const TLS_CACHE_SECONDS = 300;
@@ -50,7 +51,7 @@ export async function inspectTls(target: string, deps: TlsDeps): Promise<TlsInsp
     value: await liveInspection(parsed, deps),
     ttl: TLS_CACHE_SECONDS,
   }));
-  return { body: { tls: result.value }, cache: { hit: result.hit, maxAge: result.maxAge } };
+  return { body: { tls: result.value }, cache: freshness(result) };
 }
 
 async function liveInspection(target: TlsTarget, deps: TlsDeps): Promise<TlsEvidence> {

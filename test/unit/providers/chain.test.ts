@@ -138,11 +138,15 @@ describe('ProviderChain', () => {
     const primary = new FakeProvider('primary', ok('a'));
     const first = await run(chain, [primary]);
     const second = await run(chain, [primary]);
-    expect(first.cache).toEqual({ hit: false, maxAge: 60 });
+    expect(first.cache).toEqual({ hit: false, maxAge: 60, expiresAt: 1_000_000 + 60_000 });
     expect(second.cache.hit).toBe(true);
     expect(second.providers_tried).toEqual(first.providers_tried);
     advance(30_000);
-    expect((await run(chain, [primary])).cache).toEqual({ hit: true, maxAge: 30 });
+    expect((await run(chain, [primary])).cache).toEqual({
+      hit: true,
+      maxAge: 30,
+      expiresAt: 1_000_000 + 60_000,
+    });
     advance(31_000);
     expect((await run(chain, [primary])).cache.hit).toBe(false);
     expect(primary.calls).toBe(2);

@@ -94,7 +94,7 @@ function setup(provider: FakeCt | FakeCt[], resolve: Resolve = noData) {
           source: 'fake',
           source_id: 'fake',
           providers_tried: [],
-          cache: { hit: false, maxAge: 0 },
+          cache: { hit: false, maxAge: 0, expiresAt: 0 },
         })),
     },
     randomLabel: () => `probe${labels++}`,
@@ -205,7 +205,7 @@ describe('lookupSubdomains', () => {
     expect(provider.calls).toBe(1);
     expect(body.hosts.map((h) => h.name)).toEqual(['h1.example.com']);
     expect(body).toMatchObject({ truncated: false, gaps: [] });
-    expect(cache).toEqual({ hit: false, maxAge: 1800 });
+    expect(cache).toEqual({ hit: false, maxAge: 1800, expiresAt: NOW + 1_800_000 });
     expect((await lookupSubdomains(deps, 'example.com')).cache.hit).toBe(true);
   });
 
@@ -291,7 +291,7 @@ describe('lookupSubdomains', () => {
     const first = await lookupSubdomains(deps, 'example.com');
     expect(first.body.hosts.find((h) => h.name === 'h1.example.com')?.status).toBe('lookup_failed');
     expect(first.body.hosts.find((h) => h.name === 'h2.example.com')?.status).toBe('historical');
-    expect(first.cache).toEqual({ hit: false, maxAge: 0 });
+    expect(first.cache).toEqual({ hit: false, maxAge: 0, expiresAt: 0 });
     failing = false;
     const second = await lookupSubdomains(deps, 'example.com');
     expect(second.cache.hit).toBe(false);

@@ -154,11 +154,11 @@ describe('cache (300 s, keyed on domain and selectors; partial failures not stor
     const dns = zoneResolver(zonesOf('strong'));
     const deps = { dns, ...(await strongDeps()), clock, loader };
     const first = await lookupEmailSecurity(deps, { domain: 'strong.email.test' });
-    expect(first.cache).toEqual({ hit: false, maxAge: 300 });
+    expect(first.cache).toEqual({ hit: false, maxAge: 300, expiresAt: 1_700_000_000_000 + 300_000 });
     const asked = dns.asked.length;
     now += 299_000;
     const again = await lookupEmailSecurity(deps, { domain: 'STRONG.email.test.' });
-    expect(again.cache).toEqual({ hit: true, maxAge: 1 });
+    expect(again.cache).toEqual({ hit: true, maxAge: 1, expiresAt: 1_700_000_000_000 + 300_000 });
     expect(again.body).toEqual(first.body);
     expect(dns.asked.length).toBe(asked);
     expect(
@@ -176,7 +176,7 @@ describe('cache (300 s, keyed on domain and selectors; partial failures not stor
     });
     const deps = { dns, fetcher: vi.fn<ResourceFetcher>(), clock, loader };
     const first = await lookupEmailSecurity(deps, { domain: 'mx-only.email.test' });
-    expect(first.cache).toEqual({ hit: false, maxAge: 0 });
+    expect(first.cache).toEqual({ hit: false, maxAge: 0, expiresAt: 0 });
     expect((await lookupEmailSecurity(deps, { domain: 'mx-only.email.test' })).cache.hit).toBe(false);
   });
 });

@@ -59,7 +59,7 @@ export function zoneResolver(
         source: FAKE_PROVIDER.name,
         source_id: FAKE_PROVIDER.id,
         providers_tried: [{ ...FAKE_PROVIDER, status: 'ok' }],
-        cache: { hit: false, maxAge: 0 },
+        cache: { hit: false, maxAge: 0, expiresAt: 0 },
       };
     },
   };

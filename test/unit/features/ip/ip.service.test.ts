@@ -121,7 +121,12 @@ describe('lookupIpGeo', () => {
     // DB-IP is named once although both the city data and the ASN data carry it.
     expect(body.attribution.filter((a) => a.text === 'IP Geolocation by DB-IP')).toHaveLength(1);
     expect(body.attribution).toHaveLength(3);
-    expect(cache).toEqual({ hit: false, maxAge: GEO_TTL });
+    // Stored by the loader, on its own (real) clock.
+    expect(cache).toEqual({
+      hit: false,
+      maxAge: GEO_TTL,
+      expiresAt: expect.closeTo(Date.now() + GEO_TTL * 1000, -4),
+    });
   });
 
   it('falls back after a miss and says so in providers_tried', async () => {

@@ -110,7 +110,11 @@ describe('lookupRdap', () => {
       }),
     });
     const first = await lookupRdap(t.deps, 'Google.COM.', 'domain');
-    expect(first.cache).toEqual({ hit: false, maxAge: RDAP_TTL_SECONDS });
+    expect(first.cache).toEqual({
+      hit: false,
+      maxAge: RDAP_TTL_SECONDS,
+      expiresAt: 1_700_000_000_000 + RDAP_TTL_SECONDS * 1000,
+    });
     expect(first.body).toMatchObject({
       target: 'google.com',
       type: 'domain',
@@ -128,7 +132,11 @@ describe('lookupRdap', () => {
 
     t.advance(RDAP_TTL_SECONDS - 1);
     const again = await lookupRdap(t.deps, 'google.com', 'domain');
-    expect(again.cache).toEqual({ hit: true, maxAge: 1 });
+    expect(again.cache).toEqual({
+      hit: true,
+      maxAge: 1,
+      expiresAt: 1_700_000_000_000 + RDAP_TTL_SECONDS * 1000,
+    });
     expect(t.primary.calls).toBe(1);
     expect(t.registrarUrls).toHaveLength(1);
   });
@@ -146,7 +154,7 @@ describe('lookupRdap', () => {
       expect.stringMatching(/registrar lookup at rdap\.markmonitor\.com failed \(http_status: HTTP 503/),
     ]);
     expect(body.registry).toMatchObject({ ldh_name: 'google.com' });
-    expect(cache).toEqual({ hit: false, maxAge: 0 });
+    expect(cache).toEqual({ hit: false, maxAge: 0, expiresAt: 0 });
     await lookupRdap(t.deps, 'google.com', 'domain');
     expect(t.primary.calls).toBe(2);
   });
