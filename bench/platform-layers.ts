@@ -9,7 +9,7 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import pino from 'pino';
-import { accessLogger, lazyChildLogger } from '../src/logger.js';
+import { accessLog, lazyChildLogger } from '../src/logger.js';
 import { clientIp } from '../src/plugins/client-address.js';
 import compression from '../src/plugins/compression.js';
 import connectionGuard from '../src/plugins/connection-guard.js';
@@ -65,19 +65,9 @@ async function appWith(layers: number): Promise<FastifyInstance> {
   if (layers >= 5) await app.register(compression);
   if (layers >= 6) await app.register(metricsPlugin, { metrics: new Metrics() });
   if (layers >= 7) {
-    const access = accessLogger(app.log);
+    const access = accessLog(app.log);
     app.addHook('onResponse', (request, reply, done) => {
-      access.info(
-        {
-          reqId: request.id,
-          method: request.method,
-          url: request.url,
-          statusCode: reply.statusCode,
-          ms: Math.round(reply.elapsedTime * 10) / 10,
-          ip: clientIp(request),
-        },
-        'request',
-      );
+      access(request.id, request.method, request.url, reply.statusCode, reply.elapsedTime, clientIp(request));
       done();
     });
   }

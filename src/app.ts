@@ -3,6 +3,7 @@
  * registered. It never listens: server.ts does, and tests use inject() or
  * listen on port 0 themselves.
  */
+import { createServer } from 'node:http';
 import { Ajv } from 'ajv';
 import formats from 'ajv-formats';
 import Fastify, {
@@ -12,10 +13,11 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
-import { type Config, challengeActive, type TrustProxy } from './config/index.js';
+import { type Config, challengeActive } from './config/index.js';
 import { type AppContext, type AppDeps, createContext } from './context.js';
 import { features } from './features/index.js';
-import { accessLogger, createLogger, lazyChildLogger } from './logger.js';
+import { accessLog, createLogger, lazyChildLogger, requestIdOf } from './logger.js';
+import cachedAnswers, { CachedAnswers } from './plugins/cached-answers.js';
 import challengeGate from './plugins/challenge-gate.js';
 import { clientIp, trustRule } from './plugins/client-address.js';
 import compression from './plugins/compression.js';
@@ -56,13 +58,6 @@ declare module 'fastify' {
   }
 }
 
-/** A hop count trusts that many proxies in front of us (proxy-addr semantics); Fastify types only take a function for it. */
-function fastifyTrustProxy(
-  trust: TrustProxy,
-): boolean | string[] | ((address: string, hop: number) => boolean) {
-  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
-}
-
 /**
  * Two validators: query strings and params arrive as text, so they are coerced
  * ("true" → true, a repeated key → array); JSON bodies arrive typed, so they
@@ -90,8 +85,9 @@ const validators = (() => {
   };
 })();
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const CONNECTION_IDLE_MS = 120_000;
+/** Fastify's default: how long an idle keep-alive connection stays open between requests. */
+const KEEP_ALIVE_MS = 72_000;
 
 const MALFORMED: [string, string] = ['400 Bad Request', 'malformed HTTP request'];
 /** Node's clientError codes that are not the generic parse failure. */
@@ -103,32 +99,51 @@ const CLIENT_ERRORS: Record<string, [string, string]> = {
 
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const logger = opts.logger ?? createLogger(config);
+  const ctx = createContext(config, logger, opts);
+  // One rule for every reader of the client address, Fastify's request.ip included.
+  const trust = config.trustProxy === false ? undefined : trustRule(config.trustProxy);
+  const access = accessLog(logger as FastifyBaseLogger);
+  const answers = new CachedAnswers({
+    clock: ctx.clock,
+    trust,
+    access,
+    recordRequest: (route, method, status, seconds) =>
+      ctx.metrics.recordRequest(route, method, status, seconds),
+    onHit: ctx.cacheEvents.onHit,
+  });
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
-    trustProxy: fastifyTrustProxy(config.trustProxy),
+    trustProxy: trust ?? false,
+    // The server Fastify would create (lib/server.js, its HTTP/1 branch), with a listener that
+    // answers replays of cached answers before routing (plugins/cached-answers.ts) and hands
+    // Fastify everything else.
+    serverFactory: (handler) => {
+      const server = createServer(
+        {
+          headersTimeout: config.requestTimeoutMs,
+          // Node checks the two timeouts this often (default 30 s, which would double a 30 s budget).
+          connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
+          // Node answers a missing Host with an empty 400 of its own; plugins/connection-guard.ts answers JSON.
+          requireHostHeader: false,
+        },
+        answers.listener(handler),
+      );
+      // A client has REQUEST_TIMEOUT_MS to send its whole request, headers and body: a body
+      // announced and never sent, or trickled, must not hold a socket (JSON 408, clientError below).
+      server.requestTimeout = config.requestTimeoutMs;
+      // An idle socket mid-response (a client that stopped reading) is dropped; longer than the
+      // slowest endpoint's own deadlines (certificates: two crt.sh searches of 35 s).
+      server.setTimeout(CONNECTION_IDLE_MS);
+      server.keepAliveTimeout = KEEP_ALIVE_MS;
+      return server;
+    },
     bodyLimit: BODY_LIMIT,
     // Long enough for any legitimate query; past it the client gets a JSON 400, not a hang.
     routerOptions: { maxParamLength: 500 },
-    // A client has REQUEST_TIMEOUT_MS to send its whole request, headers and body: a body
-    // announced and never sent, or trickled, must not hold a socket (JSON 408, clientError below).
-    requestTimeout: config.requestTimeoutMs,
-    // An idle socket mid-response (a client that stopped reading) is dropped; longer than the
-    // slowest endpoint's own deadlines (certificates: two crt.sh searches of 35 s).
-    connectionTimeout: CONNECTION_IDLE_MS,
-    http: {
-      headersTimeout: config.requestTimeoutMs,
-      // Node checks the two timeouts this often (default 30 s, which would double a 30 s budget).
-      connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
-      // Node answers a missing Host with an empty 400 of its own; plugins/connection-guard.ts answers JSON.
-      requireHostHeader: false,
-    },
     // One line per request (in onResponse below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: lazyChildLogger,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
-    },
+    genReqId: requestIdOf,
     // Malformed URLs (bad percent-encoding in the path) are answered by the router before any hook runs.
     frameworkErrors: (err, _req, reply) =>
       sendError(reply, 400, {
@@ -164,32 +179,18 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.removeContentTypeParser('text/plain');
 
   // Callback-style hooks where nothing is awaited: an async hook costs a promise and a microtask per request.
-  const access = accessLogger(app.log);
   app.addHook('onResponse', (request, reply, done) => {
-    access.info(
-      {
-        // First, where the request's child logger put it when it wrote this line.
-        reqId: request.id,
-        method: request.method,
-        url: request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url,
-        statusCode: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
-        ip: clientIp(request),
-      },
-      'request',
-    );
+    access(request.id, request.method, request.url, reply.statusCode, reply.elapsedTime, clientIp(request));
     done();
   });
 
-  const ctx = createContext(config, logger, opts);
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => ctx.close());
 
   await app.register(errorsPlugin, { onInternalError: () => ctx.metrics.internalErrors.inc() });
-  const trusted = trustRule(config.trustProxy);
   await app.register(connectionGuard, {
     maxPerAddress: config.maxConnectionsPerIp,
-    trusted: (address) => trusted(address, 0),
+    trusted: (address) => trust?.(address, 0) === true,
     onRefused: () => ctx.metrics.connectionsRefused.inc(),
   });
   await app.register(strictJson);
@@ -215,6 +216,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     clock: ctx.clock,
     exemptCidrs: config.challengeExemptCidrs,
   });
+  // Last of the plugins that set headers in onSend: it keeps what they produced.
+  await app.register(cachedAnswers, { answers });
   await app.register(openapi);
 
   // The provider families first (each decorates the instance and owns its lifecycle), then the routes that read them.

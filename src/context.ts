@@ -28,6 +28,8 @@ export interface AppContext {
   readonly metrics: Metrics;
   readonly redis: Redis | undefined;
   readonly cache: Cache;
+  /** What every cache read and write reports (counted in metrics); replays count their hits here too. */
+  readonly cacheEvents: Required<CacheEvents>;
   readonly loader: CachedLoader;
   readonly registry: ProviderRegistry;
   readonly chain: ProviderChain;
@@ -74,7 +76,7 @@ export function createContext(config: Config, log: Logger, deps: AppDeps = {}): 
     redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis connection error'));
   }
 
-  const events: CacheEvents = {
+  const events: Required<CacheEvents> = {
     onHit: () => metrics.cache.inc({ result: 'hit' }),
     onMiss: () => metrics.cache.inc({ result: 'miss' }),
     onError: (op, err) => {
@@ -114,6 +116,7 @@ export function createContext(config: Config, log: Logger, deps: AppDeps = {}): 
     metrics,
     redis,
     cache,
+    cacheEvents: events,
     loader,
     registry,
     chain,

@@ -29,6 +29,17 @@ declare module 'fastify' {
     /** Needs no lookup session even when challenge protection is active. */
     passive?: boolean;
   }
+  interface FastifyInstance {
+    /** The gate's rule, for answers given before Fastify routes a request (plugins/cached-answers.ts). */
+    challengeGate: ChallengeGate;
+  }
+}
+
+export interface ChallengeGate {
+  /** Whether this deployment asks this route's callers for a session (false when protection is off). */
+  gated(request: FastifyRequest): boolean;
+  /** Whether a caller with this address and Cookie header may use a gated route. */
+  admits(ip: string, cookie: string | undefined): boolean;
 }
 
 export interface ChallengeGateOptions {
@@ -60,22 +71,22 @@ async function challengeGatePlugin(app: FastifyInstance, opts: ChallengeGateOpti
   });
 
   // Inactive protection adds no request hook: nothing to check, nothing to pay per request.
-  if (!opts.active) return;
+  if (!opts.active) {
+    app.decorate('challengeGate', { gated: () => false, admits: () => true } satisfies ChallengeGate);
+    return;
+  }
   // The matched route's template, not request.url: the router decodes the path,
   // so /%61pi/dns reaches /api/dns while its raw URL does not start with /api/.
   const gated = (request: FastifyRequest) => {
     const route = request.routeOptions.url;
     return route?.startsWith('/api/') === true && request.routeOptions.config.passive !== true;
   };
-  const exempt =
-    opts.exemptCidrs.length === 0
-      ? () => false
-      : (request: FastifyRequest) => isAllowedByCidrs(clientIp(request), opts.exemptCidrs);
+  const admits = (ip: string, cookie: string | undefined) =>
+    (opts.exemptCidrs.length > 0 && isAllowedByCidrs(ip, opts.exemptCidrs)) ||
+    sessionFromCookies(cookie, opts.sessionSecret, opts.clock()) !== undefined;
+  app.decorate('challengeGate', { gated, admits } satisfies ChallengeGate);
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    if (!gated(request) || exempt(request)) return;
-    if (sessionFromCookies(request.headers.cookie, opts.sessionSecret, opts.clock()) === undefined) {
-      throw challengeRequired();
-    }
+    if (gated(request) && !admits(clientIp(request), request.headers.cookie)) throw challengeRequired();
   });
   // A gated answer went only to a session holder: a shared cache (a CDN, a corporate proxy)
   // must not hand it to a client without one, so it may be kept by the browser alone.

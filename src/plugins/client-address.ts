@@ -9,6 +9,8 @@
  * peer. Otherwise `203.0.113.13:40001` and `203.0.113.13:40002` would each be a
  * new client with a fresh budget.
  */
+import type { IncomingMessage } from 'node:http';
+import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyRequest } from 'fastify';
 import type { TrustProxy } from '../config/index.js';
 import { isAllowedByCidrs, isIPv4 } from '../net/address.js';
@@ -46,7 +48,11 @@ export function canonicalIp(text: string): string | undefined {
 
 export type TrustRule = (address: string, hop: number) => boolean;
 
-/** TRUST_PROXY as a predicate over (address, hop), hop 0 being the socket peer (proxy-addr semantics). */
+/**
+ * TRUST_PROXY as a predicate over (address, hop), hop 0 being the socket peer (proxy-addr
+ * semantics). Fastify's request.ip applies this very predicate (app.ts), so every reader
+ * of the client address, inside Fastify or before it, trusts the same proxies.
+ */
 export function trustRule(trust: TrustProxy): TrustRule {
   if (trust === true) return () => true;
   if (trust === false) return () => false;
@@ -56,11 +62,31 @@ export function trustRule(trust: TrustProxy): TrustRule {
 
 /** The address the request came from, canonical (see above). */
 export function clientIp(request: FastifyRequest): string {
-  const ip = request.ip;
+  return canonicalClient(request.ip, request.socket.remoteAddress);
+}
+
+/**
+ * clientIp() for a request Fastify has not seen (plugins/cached-answers.ts answers some
+ * before it routes them): the address Fastify's request.ip would give under the same rule
+ * (app.ts hands Fastify this trustRule), made canonical the same way.
+ */
+export function rawClientIp(raw: IncomingMessage, trust: TrustRule | undefined): string {
+  const peer = raw.socket.remoteAddress;
+  if (trust === undefined) return canonicalClient(peer, peer);
+  const chain = proxyAddr.all(raw, trust);
+  return canonicalClient(chain[chain.length - 1], peer);
+}
+
+function canonicalClient(ip: string | undefined, peer: string | undefined): string {
   // The common case on the hot path: a plain dotted quad needs no parsing.
-  if (isIPv4(ip)) return ip;
-  const peer = request.socket.remoteAddress;
-  return canonicalIp(ip) ?? (peer === undefined ? undefined : canonicalIp(peer)) ?? peer ?? ip;
+  if (ip !== undefined && isIPv4(ip)) return ip;
+  return (
+    (ip === undefined ? undefined : canonicalIp(ip)) ??
+    (peer === undefined ? undefined : canonicalIp(peer)) ??
+    peer ??
+    ip ??
+    ''
+  );
 }
 
 /**

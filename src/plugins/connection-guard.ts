@@ -32,8 +32,16 @@ export interface ConnectionGuardOptions {
 /** How long a connection over the cap may stay open without sending a request. */
 const REFUSED_IDLE_MS = 1_000;
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Whether this request came on a connection over the cap (it is answered 429, below). */
+    connectionRefused(raw: IncomingMessage): boolean;
+  }
+}
+
 async function connectionGuard(app: FastifyInstance, opts: ConnectionGuardOptions): Promise<void> {
   const refused = new WeakSet<Socket>();
+  app.decorate('connectionRefused', (raw: IncomingMessage) => refused.has(raw.socket));
 
   if (opts.maxPerAddress > 0) {
     const open = new Map<string, number>();

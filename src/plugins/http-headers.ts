@@ -5,17 +5,12 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Freshness } from '../cache/cached.js';
 
 declare module 'fastify' {
   interface FastifyReply {
     /** Marks a successful answer as cacheable for maxAge seconds, with HIT/MISS for X-Service-Cache. */
-    cacheable(cache: { hit: boolean; maxAge: number }): FastifyReply;
-    /**
-     * Sends a 200 body that many requests share (every hit on one cache entry gets the
-     * same object): it goes through this route's serializer once, not once per request.
-     * The body must not be mutated afterwards.
-     */
-    sendShared(body: object): FastifyReply;
+    cacheable(cache: Pick<Freshness, 'hit' | 'maxAge'>): FastifyReply;
   }
 }
 
@@ -29,24 +24,10 @@ const PUBLIC_CORS = {
 } as const;
 
 async function httpHeadersPlugin(app: FastifyInstance): Promise<void> {
-  app.decorateReply('cacheable', function (this: FastifyReply, cache: { hit: boolean; maxAge: number }) {
+  app.decorateReply('cacheable', function (this: FastifyReply, cache: Pick<Freshness, 'hit' | 'maxAge'>) {
     this.header('x-service-cache', cache.hit ? 'HIT' : 'MISS');
     this.header('cache-control', `public, max-age=${Math.max(0, Math.floor(cache.maxAge))}`);
     return this;
-  });
-
-  // Per body object, with the route whose serializer produced it: a body is only reused as
-  // that route's JSON. Entries go when their cache entry (the body's only holder) goes.
-  const serialized = new WeakMap<object, { route: string | undefined; json: string }>();
-  app.decorateReply('sendShared', function (this: FastifyReply, body: object) {
-    const route = this.request.routeOptions.url;
-    let memo = serialized.get(body);
-    if (memo === undefined || memo.route !== route) {
-      // A route's JSON serializer yields a string; String() only pins the type.
-      memo = { route, json: String(this.serialize(body)) };
-      serialized.set(body, memo);
-    }
-    return this.type('application/json; charset=utf-8').send(memo.json);
   });
 
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -76,22 +57,6 @@ async function httpHeadersPlugin(app: FastifyInstance): Promise<void> {
     }
     done(null, payload);
   });
-}
-
-/**
- * A lookup's body, with the reply marked cacheable as the lookup says: the one-line
- * handler `async (request, reply) => answer(reply, await lookupX(deps, request.query.x))`.
- * A hit's body is the cache entry's own object, the same on every hit, so it is sent
- * through sendShared: serialized once per entry, not once per request (what /api/dns
- * always did, now every cached endpoint). A fresh answer is returned for Fastify to
- * serialize. Either way the route's response schema types the body.
- */
-export function answer<B extends object>(
-  reply: FastifyReply,
-  lookup: { body: B; cache: { hit: boolean; maxAge: number } },
-): B | FastifyReply {
-  reply.cacheable(lookup.cache);
-  return lookup.cache.hit ? reply.sendShared(lookup.body) : lookup.body;
 }
 
 export default fp(httpHeadersPlugin, { name: 'http-headers' });

@@ -58,6 +58,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** One finished request, by route template (never the raw URL: label cardinality stays bounded). */
+  recordRequest(route: string, method: string, status: number, seconds: number): void {
+    this.requests.inc({ route, method, status: String(status) });
+    this.duration.observe({ route, method }, seconds);
+  }
+
   enableDefaultMetrics(): void {
     collectDefaultMetrics({ register: this.registry, prefix: 'netdiag_' });
   }
@@ -66,10 +72,12 @@ export class Metrics {
 async function metricsPlugin(app: FastifyInstance, opts: { metrics: Metrics }): Promise<void> {
   const { metrics } = opts;
   app.addHook('onResponse', (request, reply, done) => {
-    // The route template, never the raw URL, so label cardinality stays bounded.
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.requests.inc({ route, method: request.method, status: String(reply.statusCode) });
-    metrics.duration.observe({ route, method: request.method }, reply.elapsedTime / 1000);
+    metrics.recordRequest(
+      request.routeOptions.url ?? 'unmatched',
+      request.method,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     done();
   });
 }

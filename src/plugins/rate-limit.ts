@@ -9,6 +9,7 @@
  *   RateLimit-Policy: "general";q=30;w=60, "expensive";q=6;w=60
  *   RateLimit: "general";r=29;t=60
  */
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
@@ -39,7 +40,7 @@ interface Taken {
   msBeforeNext: number;
 }
 
-interface Limiter {
+export interface Limiter {
   readonly group: LimitGroup;
   readonly spec: RateLimitSpec;
   /** Synchronous when counted in process (the hot path awaits nothing); a promise with Redis. */
@@ -68,6 +69,15 @@ export interface RateLimitView {
   tiers(): LimitTier[];
   /** The caller's state in every tier, read without consuming a point. */
   peek(ip: string): Promise<Record<LimitGroup, LimitState>>;
+  /** The budgets a request to this route counts against; undefined outside /api. */
+  budgetOf(request: FastifyRequest): Budget | undefined;
+  /** Counts one request from this (canonical) address against a budget. */
+  admit(budget: Budget, ip: string): Verdict | Promise<Verdict>;
+  /**
+   * A verdict reached for this request before it reached Fastify: the limiter's hook applies
+   * it (headers, 429) instead of counting the request a second time.
+   */
+  settle(raw: IncomingMessage, verdict: Verdict): void;
 }
 
 export interface RateLimitOptions {
@@ -151,6 +161,52 @@ function itemOf(group: LimitGroup, res: Taken): string {
   return rateLimitItem(group, res.remaining, Math.max(0, Math.ceil(res.msBeforeNext / 1000)));
 }
 
+/** The budgets a request counts against, and the RateLimit-Policy that describes them. */
+export interface Budget {
+  readonly limiters: readonly Limiter[];
+  readonly policy: string;
+}
+
+/** One request's passage through its budgets. */
+export interface Verdict {
+  /** The RateLimit header: one member per budget consulted. */
+  items: string;
+  /** The budget that refused and the seconds until a retry can succeed; absent when all granted. */
+  refused?: { group: LimitGroup; retryAfter: number };
+}
+
+/**
+ * Takes a point from each budget in order, stopping at the first that refuses (its point is
+ * counted, the next budget's is not). In process every budget answers synchronously and so
+ * does this (the hot path awaits nothing); with Redis it answers with a promise.
+ */
+function admit(limiters: readonly Limiter[], key: string, from = 0, items = ''): Verdict | Promise<Verdict> {
+  for (let i = from; i < limiters.length; i++) {
+    const limiter = limiters[i]!;
+    const answer = limiter.consume(key);
+    if (answer instanceof Promise) {
+      return answer.then((res) => {
+        const verdict = step(limiter, res, items);
+        return verdict.refused === undefined ? admit(limiters, key, i + 1, verdict.items) : verdict;
+      });
+    }
+    const verdict = step(limiter, answer, items);
+    if (verdict.refused !== undefined) return verdict;
+    items = verdict.items;
+  }
+  return { items };
+}
+
+function step(limiter: Limiter, res: Taken, items: string): Verdict {
+  const member = itemOf(limiter.group, res);
+  const list = items === '' ? member : `${items}, ${member}`;
+  if (res.granted) return { items: list };
+  return {
+    items: list,
+    refused: { group: limiter.group, retryAfter: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) },
+  };
+}
+
 async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Promise<void> {
   const general = makeLimiter('general', opts.general, opts.redis);
   const expensive = makeLimiter('expensive', opts.expensive, opts.redis);
@@ -164,8 +220,11 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Pr
         ]),
       ]),
     );
-  const cheap = { limiters: [general], policy: policyOf([general]) };
-  const costly = { limiters: [general, expensive], policy: policyOf([general, expensive]) };
+  const cheap: Budget = { limiters: [general], policy: policyOf([general]) };
+  const costly: Budget = { limiters: [general, expensive], policy: policyOf([general, expensive]) };
+  // Verdicts reached before Fastify saw the request (plugins/cached-answers.ts counted it and
+  // found it refused): the hook answers from them instead of counting the request again.
+  const settled = new WeakMap<IncomingMessage, Verdict>();
 
   const expensivePaths = new Set<string>();
   app.addHook('onRoute', (route) => {
@@ -186,62 +245,37 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Pr
       const [g, e] = await Promise.all([general.get(key), expensive.get(key)]);
       return { general: stateOf(general.spec, g), expensive: stateOf(expensive.spec, e) };
     },
+    budgetOf: (request) => {
+      // The matched route when there is one: the router decodes the path, so /%61pi/dns
+      // reaches /api/dns although its raw URL does not start with /api/.
+      const route = request.routeOptions;
+      if (!(route.url ?? request.url).startsWith('/api/')) return undefined;
+      return route.config.expensive ? costly : cheap;
+    },
+    admit: (budget, ip) => admit(budget.limiters, rateLimitKey(ip)),
+    settle: (raw, verdict) => {
+      settled.set(raw, verdict);
+    },
   } satisfies RateLimitView);
 
-  /**
-   * Takes a point from each of the route's budgets in order, stopping at the first that
-   * refuses (its point is counted, the next budget's is not). Callback style: in process
-   * every budget answers synchronously and the request goes on in the same tick.
-   */
-  const take = (
-    reply: FastifyReply,
-    limiters: readonly Limiter[],
-    key: string,
-    from: number,
-    items: string,
-    done: (err?: Error) => void,
-  ): void => {
-    for (let i = from; i < limiters.length; i++) {
-      const limiter = limiters[i]!;
-      const answer = limiter.consume(key);
-      if (answer instanceof Promise) {
-        answer.then((res) => {
-          const next = settle(reply, limiter, res, items, done);
-          if (next !== undefined) take(reply, limiters, key, i + 1, next, done);
-        }, done);
-        return;
-      }
-      const next = settle(reply, limiter, answer, items, done);
-      if (next === undefined) return;
-      items = next;
+  const apply = (reply: FastifyReply, verdict: Verdict, done: (err?: Error) => void): void => {
+    reply.header('ratelimit', verdict.items);
+    if (verdict.refused === undefined) {
+      done();
+      return;
     }
-    reply.header('ratelimit', items);
-    done();
-  };
-  /** The RateLimit list so far with this budget's member, or undefined when it refused (answered 429). */
-  const settle = (
-    reply: FastifyReply,
-    limiter: Limiter,
-    res: Taken,
-    items: string,
-    done: (err?: Error) => void,
-  ): string | undefined => {
-    const list = items === '' ? itemOf(limiter.group, res) : `${items}, ${itemOf(limiter.group, res)}`;
-    if (res.granted) return list;
-    reply.header('ratelimit', list);
-    opts.onReject?.(limiter.group);
-    done(tooManyRequests(Math.max(1, Math.ceil(res.msBeforeNext / 1000)), limiter.group));
-    return undefined;
+    opts.onReject?.(verdict.refused.group);
+    done(tooManyRequests(verdict.refused.retryAfter, verdict.refused.group));
   };
 
+  // Callback style: in process the request goes on in the same tick.
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
-    // The matched route when there is one: the router decodes the path, so /%61pi/dns
-    // reaches /api/dns although its raw URL does not start with /api/.
-    const route = request.routeOptions;
-    if (!(route.url ?? request.url).startsWith('/api/')) return done();
-    const { limiters, policy } = route.config.expensive ? costly : cheap;
-    reply.header('ratelimit-policy', policy);
-    take(reply, limiters, rateLimitKey(clientIp(request)), 0, '', done);
+    const budget = app.rateLimits.budgetOf(request);
+    if (budget === undefined) return done();
+    reply.header('ratelimit-policy', budget.policy);
+    const verdict = settled.get(request.raw) ?? admit(budget.limiters, rateLimitKey(clientIp(request)));
+    if (verdict instanceof Promise) verdict.then((v) => apply(reply, v, done), done);
+    else apply(reply, verdict, done);
   });
 }
 

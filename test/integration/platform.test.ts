@@ -59,7 +59,7 @@ describe('reply.sendShared', () => {
         ] as const) {
           app.get(path, { schema: { response: { 200: schema } } }, async (_request, reply) => {
             sends++;
-            return reply.cacheable({ hit: true, maxAge: 60 }).sendShared(shared);
+            return reply.sendShared(shared, { hit: true, maxAge: 60, expiresAt: Date.now() + 60_000 });
           });
         }
       },

@@ -29,8 +29,9 @@ export default async function dnsRoutes(base: FastifyInstance, { ctx }: { ctx: A
       },
     },
     async (request, reply) => {
+      // Every answer from one cache entry is one body object (dns.service.ts), a miss's too.
       const { body, cache } = await lookupDns(ctx.dns, request.query.target, request.query.type ?? 'A');
-      return reply.cacheable(cache).sendShared(body);
+      return reply.sendShared(body, cache);
     },
   );
 }

@@ -5,7 +5,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { answer } from '../../plugins/http-headers.js';
+import { answer } from '../../plugins/cached-answers.js';
 import { errorResponses } from '../shared.schema.js';
 import { connectionFacts } from './client-connection.js';
 import {
@@ -22,7 +22,7 @@ import {
   PRIVACY_TTL,
 } from './ip.service.js';
 
-const PRIVACY_CACHE = { hit: false, maxAge: PRIVACY_TTL };
+const PRIVACY_CACHE = { hit: false, maxAge: PRIVACY_TTL, expiresAt: 0 };
 
 export default async function ipRoutes(base: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
