@@ -34,7 +34,7 @@ declare module 'fastify' {
 export type LimitGroup = 'general' | 'expensive';
 
 /** A budget's answer to one point: whether it was granted, and the window it fell in. */
-interface Taken {
+export interface Taken {
   granted: boolean;
   remaining: number;
   msBeforeNext: number;
@@ -47,6 +47,8 @@ export interface Limiter {
   consume(key: string): Taken | Promise<Taken>;
   /** The current state without consuming a point; null when the key has no window open. */
   get(key: string): Promise<Taken | null>;
+  /** With Redis: the counter's key for a client key (rate-limiter-flexible's naming). */
+  readonly redisKey?: (key: string) => string;
 }
 
 /** One caller's budget in one tier. */
@@ -120,6 +122,7 @@ function makeLimiter(group: LimitGroup, spec: RateLimitSpec, redis: Redis | unde
   return {
     group,
     spec,
+    redisKey: (key) => limiter.getKey(key),
     consume: (key) =>
       limiter.consume(key).then(
         (res) => fromRes(spec, res),
@@ -165,6 +168,56 @@ function itemOf(group: LimitGroup, res: Taken): string {
 export interface Budget {
   readonly limiters: readonly Limiter[];
   readonly policy: string;
+  /** With Redis and more than one budget: all of them taken in one round trip (below). */
+  readonly takeAll?: (key: string) => Promise<Taken[]>;
+}
+
+/**
+ * rate-limiter-flexible's own counting step (set NX with the window, INCRBY, PTTL, the
+ * window restored if it had none), for each counter in order, stopping after the first
+ * that goes over its points: what consuming them one after the other through the library
+ * does, in one round trip instead of one per budget. Same keys, same values, so the
+ * library still reads them (status) and counts them when a route has a single budget.
+ * ARGV: the window in seconds, then the points, for each key.
+ */
+const TAKE_ALL = `
+local out = {}
+for i, key in ipairs(KEYS) do
+  local window = tonumber(ARGV[2 * i - 1])
+  redis.call('set', key, 0, 'EX', window, 'NX')
+  local consumed = redis.call('incrby', key, 1)
+  local ttl = redis.call('pttl', key)
+  if ttl == -1 then
+    redis.call('expire', key, window)
+    ttl = 1000 * window
+  end
+  out[#out + 1] = consumed
+  out[#out + 1] = ttl
+  if consumed > tonumber(ARGV[2 * i]) then break end
+end
+return out
+`;
+
+type TakeAllCommand = (numKeys: number, ...args: (string | number)[]) => Promise<number[]>;
+
+/**
+ * The budgets taken in one round trip (TAKE_ALL); undefined in process or for one budget.
+ * If the script fails (Redis down), the budgets are taken one by one through the library,
+ * whose in-process insurance limiter answers while Redis cannot.
+ */
+function takeAllInRedis(redis: Redis | undefined, limiters: readonly Limiter[]): Budget['takeAll'] {
+  if (redis === undefined || limiters.length < 2) return undefined;
+  redis.defineCommand('netdiagTakeAll', { lua: TAKE_ALL });
+  const command = (redis as unknown as { netdiagTakeAll: TakeAllCommand }).netdiagTakeAll.bind(redis);
+  const args = limiters.flatMap((l) => [l.spec.seconds, l.spec.points]);
+  return async (key) => {
+    const keys = limiters.map((l) => l.redisKey?.(key) ?? key);
+    const out = await command(keys.length, ...keys, ...args);
+    const list: Taken[] = [];
+    for (let i = 0; i < out.length / 2; i++)
+      list.push(taken(limiters[i]!.spec, out[2 * i]!, out[2 * i + 1]!));
+    return list;
+  };
 }
 
 /** One request's passage through its budgets. */
@@ -180,14 +233,33 @@ export interface Verdict {
  * counted, the next budget's is not). In process every budget answers synchronously and so
  * does this (the hot path awaits nothing); with Redis it answers with a promise.
  */
-function admit(limiters: readonly Limiter[], key: string, from = 0, items = ''): Verdict | Promise<Verdict> {
+function admit(budget: Budget, key: string): Verdict | Promise<Verdict> {
+  if (budget.takeAll === undefined) return admitEach(budget.limiters, key);
+  return budget.takeAll(key).then(
+    (list) => {
+      let verdict: Verdict = { items: '' };
+      for (let i = 0; i < list.length && verdict.refused === undefined; i++) {
+        verdict = step(budget.limiters[i]!, list[i]!, verdict.items);
+      }
+      return verdict;
+    },
+    () => admitEach(budget.limiters, key),
+  );
+}
+
+function admitEach(
+  limiters: readonly Limiter[],
+  key: string,
+  from = 0,
+  items = '',
+): Verdict | Promise<Verdict> {
   for (let i = from; i < limiters.length; i++) {
     const limiter = limiters[i]!;
     const answer = limiter.consume(key);
     if (answer instanceof Promise) {
       return answer.then((res) => {
         const verdict = step(limiter, res, items);
-        return verdict.refused === undefined ? admit(limiters, key, i + 1, verdict.items) : verdict;
+        return verdict.refused === undefined ? admitEach(limiters, key, i + 1, verdict.items) : verdict;
       });
     }
     const verdict = step(limiter, answer, items);
@@ -221,7 +293,11 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Pr
       ]),
     );
   const cheap: Budget = { limiters: [general], policy: policyOf([general]) };
-  const costly: Budget = { limiters: [general, expensive], policy: policyOf([general, expensive]) };
+  const costly: Budget = {
+    limiters: [general, expensive],
+    policy: policyOf([general, expensive]),
+    takeAll: takeAllInRedis(opts.redis, [general, expensive]),
+  };
   // Verdicts reached before Fastify saw the request (plugins/cached-answers.ts counted it and
   // found it refused): the hook answers from them instead of counting the request again.
   const settled = new WeakMap<IncomingMessage, Verdict>();
@@ -252,7 +328,7 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Pr
       if (!(route.url ?? request.url).startsWith('/api/')) return undefined;
       return route.config.expensive ? costly : cheap;
     },
-    admit: (budget, ip) => admit(budget.limiters, rateLimitKey(ip)),
+    admit: (budget, ip) => admit(budget, rateLimitKey(ip)),
     settle: (raw, verdict) => {
       settled.set(raw, verdict);
     },
@@ -273,7 +349,7 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Pr
     const budget = app.rateLimits.budgetOf(request);
     if (budget === undefined) return done();
     reply.header('ratelimit-policy', budget.policy);
-    const verdict = settled.get(request.raw) ?? admit(budget.limiters, rateLimitKey(clientIp(request)));
+    const verdict = settled.get(request.raw) ?? admit(budget, rateLimitKey(clientIp(request)));
     if (verdict instanceof Promise) verdict.then((v) => apply(reply, v, done), done);
     else apply(reply, verdict, done);
   });

@@ -9,7 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config/index.js';
 import { type FixtureUpstreams, SPF_SENDER, startFixtureUpstreams } from '../e2e/fixture-app.js';
@@ -409,6 +409,22 @@ describe.skipIf(!redisBinary)('a replay with the limits in Redis', () => {
       expect(await client.get('netdiag:rl:general:127.0.0.1')).toBe('5');
     } finally {
       client.disconnect();
+    }
+  });
+
+  it('costs one Redis command per replay, for a route with two budgets too', async () => {
+    const h = await start({ redisUrl: redis.url, sessionSecret: 'replay-test-session-secret-0123456789' });
+    const redisClient = h.app.ctx.redis;
+    if (redisClient === undefined) throw new Error('no Redis client');
+    for (const path of ['/api/dns?target=example.test&type=CAA', '/api/email-security?domain=example.test']) {
+      await get(h.url, path);
+      await get(h.url, path);
+      const sent = vi.spyOn(redisClient, 'sendCommand');
+      const before = h.reached();
+      for (let i = 0; i < 3; i++) expect((await get(h.url, path)).status).toBe(200);
+      expect(h.reached()).toBe(before);
+      expect(sent.mock.calls.map(([command]) => command.name)).toEqual(['evalsha', 'evalsha', 'evalsha']);
+      sent.mockRestore();
     }
   });
 });

@@ -224,6 +224,45 @@ describe.skipIf(!redisBinary)('rate limits on Redis', () => {
     expect((await hit(b, '/api/probe?target=x', '198.18.0.1')).statusCode).toBe(429);
   });
 
+  it("takes an expensive route's two budgets in order in one round trip, stopping at the first that refuses", async () => {
+    const config = {
+      redisUrl: redis.url,
+      sessionSecret: 'x'.repeat(32),
+      rateLimitGeneral: { points: 5, seconds: 60 },
+      rateLimitExpensive: { points: 2, seconds: 60 },
+    };
+    const app = await buildTestApp({ config, extend: probeRoutes([new ProbeProvider('p')]) });
+    await waitReady(app);
+    const ratelimit = async (path: string, ip: string) => {
+      const res = await hit(app, path, ip);
+      return [res.statusCode, res.headers.ratelimit];
+    };
+    // The expensive budget refuses the third: counted in both, the general one once.
+    expect(await ratelimit('/api/probe/expensive', '198.18.0.9')).toEqual([
+      200,
+      '"general";r=4;t=60, "expensive";r=1;t=60',
+    ]);
+    expect(await ratelimit('/api/probe/expensive', '198.18.0.9')).toEqual([
+      200,
+      '"general";r=3;t=60, "expensive";r=0;t=60',
+    ]);
+    expect(await ratelimit('/api/probe/expensive', '198.18.0.9')).toEqual([
+      429,
+      '"general";r=2;t=60, "expensive";r=0;t=60',
+    ]);
+    expect(await ratelimit('/api/probe?target=x', '198.18.0.9')).toEqual([200, '"general";r=1;t=60']);
+    expect(await ratelimit('/api/probe?target=x', '198.18.0.9')).toEqual([200, '"general";r=0;t=60']);
+    // The general budget refuses first: the expensive one is not asked, so not counted.
+    expect(await ratelimit('/api/probe/expensive', '198.18.0.9')).toEqual([429, '"general";r=0;t=60']);
+    const client = app.ctx.redis!;
+    expect(await client.get('netdiag:rl:general:198.18.0.9')).toBe('6');
+    expect(await client.get('netdiag:rl:expensive:198.18.0.9')).toBe('3');
+    // Status reads the same counters (rate-limiter-flexible's keys and values).
+    const peek = await app.rateLimits.peek('198.18.0.9');
+    expect(peek.general).toMatchObject({ limit: 5, remaining: 0 });
+    expect(peek.expensive).toMatchObject({ limit: 2, remaining: 0 });
+  });
+
   it('keeps serving (what this process holds, otherwise a miss; in-process limits) when Redis dies mid-test', async () => {
     const own = await startRedis();
     const provider = new ProbeProvider('p');
@@ -252,6 +291,10 @@ describe.skipIf(!redisBinary)('rate limits on Redis', () => {
     let last = 0;
     for (let i = 0; i < 31; i++) last = (await hit(app, '/api/probe?target=x', '198.18.0.3')).statusCode;
     expect(last).toBe(429);
+    // An expensive route's budgets too, one by one when their single round trip fails.
+    for (let i = 0; i < 6; i++)
+      expect((await hit(app, '/api/probe/expensive', '198.18.0.4')).statusCode).toBe(200);
+    expect((await hit(app, '/api/probe/expensive', '198.18.0.4')).statusCode).toBe(429);
     const metrics = await app.ctx.metrics.registry.metrics();
     expect(metrics).toMatch(/netdiag_cache_operations_total\{result="error"\} [1-9]/);
   });
