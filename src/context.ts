@@ -77,10 +77,10 @@ export function createContext(config: Config, log: Logger, deps: AppDeps = {}): 
   }
 
   const events: Required<CacheEvents> = {
-    onHit: () => metrics.cache.inc({ result: 'hit' }),
-    onMiss: () => metrics.cache.inc({ result: 'miss' }),
+    onHit: () => metrics.cacheHit.inc(),
+    onMiss: () => metrics.cacheMiss.inc(),
     onError: (op, err) => {
-      metrics.cache.inc({ result: 'error' });
+      metrics.cacheError.inc();
       log.warn(
         { op, err: err instanceof Error ? err.message : String(err) },
         'cache backend failure, treated as a miss',
