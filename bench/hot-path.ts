@@ -6,12 +6,16 @@
  *
  *   npm run bench -- hot-path [rounds]
  */
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { serializeList } from 'structured-headers';
 import { FixedWindowCounter } from '../src/cache/limiter.js';
-import { accessLog, createLogger } from '../src/logger.js';
+import { type AccessLog, accessLog, createLogger, lineBatches } from '../src/logger.js';
 import { Metrics, REQUEST_DURATION_BUCKETS } from '../src/plugins/metrics.js';
 import { rateLimitItem } from '../src/plugins/rate-limit.js';
 
@@ -171,14 +175,46 @@ function timeCase(c: Case): number {
   return Number(process.hrtime.bigint() - started) / c.ops;
 }
 
+/**
+ * Access-log lines to stdout as the server writes them, into a pipe whose reader keeps up
+ * (`cat` on a FIFO), 32 lines per turn of the event loop as under load: sonic-boom's
+ * asynchronous mode per line (before) against the lines of a turn written together (after).
+ */
+const fifo = join(mkdtempSync(join(tmpdir(), 'netdiag-hot-path-')), 'stdout');
+execFileSync('mkfifo', [fifo]);
+const reader = spawn('sh', ['-c', `cat "${fifo}" > /dev/null`], { stdio: 'ignore' });
+const fd = openSync(fifo, 'w');
+const stdoutCases: { variant: string; log: AccessLog }[] = [
+  {
+    variant: "before: sonic-boom's asynchronous mode, line by line",
+    log: accessLog(createLogger({ logLevel: 'info' }, pino.destination({ dest: fd, sync: false }))),
+  },
+  {
+    variant: 'after: the lines of a turn written together',
+    log: accessLog(createLogger({ logLevel: 'info' }, lineBatches(fd))),
+  },
+];
+async function timeLines(log: AccessLog, ops: number): Promise<number> {
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < ops; i++) {
+    log(`r-${i}`, line.method, line.url, line.statusCode, line.ms, line.ip);
+    if (i % 32 === 31) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return Number(process.hrtime.bigint() - started) / ops;
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 const results = new Map<string, number[]>();
 const libraryRuns: number[] = [];
 for (const c of cases) c.run(Math.ceil(c.ops / 10)); // warm-up
 await timeLibrary(50_000);
+for (const c of stdoutCases) await timeLines(c.log, 20_000);
 for (let round = 0; round < rounds; round++) {
   for (const c of cases) results.set(c.variant, [...(results.get(c.variant) ?? []), timeCase(c)]);
   libraryRuns.push(await timeLibrary(200_000));
+  for (const c of stdoutCases) {
+    results.set(c.variant, [...(results.get(c.variant) ?? []), await timeLines(c.log, 100_000)]);
+  }
 }
 
 const rows = [
@@ -192,8 +228,15 @@ const rows = [
       own,
     ];
   }),
+  ...stdoutCases.map(
+    (c) =>
+      `| access-log line to stdout (a pipe) | ${c.variant} | ${Math.round(median(results.get(c.variant) ?? []))} |`,
+  ),
 ];
 process.stdout.write(
   `Medians of ${rounds} interleaved rounds (Node ${process.version}).\n\n${rows.join('\n')}\n`,
 );
 root.flush();
+await new Promise((resolve) => setTimeout(resolve, 200));
+closeSync(fd);
+reader.kill();

@@ -136,13 +136,18 @@ export async function measure(
   };
 }
 
-export function table(rows: Measured[], baseline: Measured): string {
+/** One row per route; each row's throughput is compared with the baseline, or with its own when `baselineOf` names one. */
+export function table(
+  rows: Measured[],
+  baseline: Measured,
+  baselineOf: (row: Measured) => Measured = () => baseline,
+): string {
   const lines = [
     '| route | req/s | p50 ms | p99 ms | non-2xx | server CPU µs/req | throughput vs bare |',
     '|---|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
-    const ratio = r.requestsPerSec / baseline.requestsPerSec;
+    const ratio = r.requestsPerSec / baselineOf(r).requestsPerSec;
     lines.push(
       `| ${r.name} | ${Math.round(r.requestsPerSec)} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.cpuUsPerRequest.toFixed(1)} | ${ratio.toFixed(2)} |`,
     );

@@ -25,7 +25,12 @@ export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pin
       censor: '[redacted]',
     },
   };
-  return pino(options, destination ?? new LineBatch(pino.destination({ dest: 1, sync: true })));
+  return pino(options, destination ?? lineBatches(1));
+}
+
+/** The process logger's destination (below) on a file descriptor: stdout (1) in production. */
+export function lineBatches(fd: number): pino.DestinationStream {
+  return new LineBatch(pino.destination({ dest: fd, sync: true }));
 }
 
 /**
