@@ -58,8 +58,15 @@ declare module 'fastify' {
 /** Upper bound on the summed size of the replays held (payload and headers). */
 const REPLAY_BYTES = 16 * 1024 * 1024;
 
-/** Response headers that differ per request: left out of a replay and written per request. */
-const PER_REQUEST = new Set(['x-request-id', 'ratelimit', 'cache-control', 'content-length']);
+/**
+ * Response headers that differ per request: a replay keeps a slot for each, written per
+ * request (Content-Length is the payload's and comes last, as Fastify sends it).
+ */
+const SLOT_OF: Record<string, keyof Replay['slots']> = {
+  'x-request-id': 'requestId',
+  ratelimit: 'rateLimit',
+  'cache-control': 'cacheControl',
+};
 
 interface Replay {
   /** Header names and values in the order Fastify sent them; the per-request ones at `slots`. */
@@ -75,7 +82,7 @@ interface Replay {
   readonly size: number;
 }
 
-/** What a replay needs from the rest of the app, read from its decorations once it is ready. */
+/** What replays need from the app's context, given when the app is built (app.ts). */
 export interface ReplayDeps {
   clock: Clock;
   trust: TrustRule | undefined;
@@ -220,14 +227,11 @@ export class CachedAnswers {
     const headers: string[] = [];
     const slots = { requestId: -1, rateLimit: -1, cacheControl: -1 };
     for (const [name, value] of Object.entries(sent)) {
-      if (value === undefined) continue;
-      if (PER_REQUEST.has(name)) {
-        if (name === 'content-length') continue;
+      if (value === undefined || name === 'content-length') continue;
+      const slot = SLOT_OF[name];
+      if (slot !== undefined) {
         headers.push(name, '');
-        const at = headers.length - 1;
-        if (name === 'x-request-id') slots.requestId = at;
-        else if (name === 'ratelimit') slots.rateLimit = at;
-        else slots.cacheControl = at;
+        slots[slot] = headers.length - 1;
         continue;
       }
       for (const one of Array.isArray(value) ? value : [value]) headers.push(name, String(one));
