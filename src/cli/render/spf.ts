@@ -22,6 +22,7 @@ function traceLine(style: Style, e: Entry): string {
   if (e.step === 'record') {
     return `${indent}${style.dim('record')} ${e.domain} ${e.record ?? style.dim(`— ${e.detail}`)}`;
   }
+  if (e.step === 'omitted') return `${indent}${style.dim(`… ${e.detail}`)}`;
   if (e.step === 'result') {
     const result = e.result ? badge(style, SPF_RESULT_TONE[e.result], e.result) : '';
     return `${indent}${style.dim('result')} ${result} for ${e.domain} ${style.dim(`— ${e.detail}`)}`;
@@ -46,6 +47,7 @@ export const spf: Renderer = (body, style) => {
     `${style.bold(badge(style, SPF_RESULT_TONE[data.result], data.result.toUpperCase()))}  ${spfMeaning(data)}`,
   ];
   if (data.explanation !== undefined) lines.push(`${data.domain} explains: “${data.explanation}”`);
+  if (data.explanation_note !== undefined) lines.push(style.dim(data.explanation_note));
   if (data.problem !== undefined) lines.push(style.tone('bad', `Problem: ${data.problem}`));
   lines.push(
     '',

@@ -27,10 +27,15 @@ const SpfNodeSchema = Type.Object({
         'not_followed: our work cap (40 records, 15 deep) was reached; the 10-lookup limit never stops the walk.',
     },
   ),
-  record: Nullable(Type.String()),
-  lookups: Type.Integer({ minimum: 0 }),
+  record: Nullable(
+    Type.String({ description: 'The record (its first 2 047 characters and “…” when longer).' }),
+  ),
+  lookups: Type.Integer({ minimum: 0, description: 'DNS-querying terms in the whole record.' }),
   void_lookups: Type.Integer({ minimum: 0 }),
-  terms: Type.Array(SpfTermSchema),
+  terms: Type.Array(SpfTermSchema, { description: 'The record’s terms in order: the first 50.' }),
+  terms_omitted: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'Terms after the first 50, not listed.' }),
+  ),
   problem: Type.Optional(Type.String()),
 });
 
@@ -62,7 +67,10 @@ const SpfPermerrorAtSchema = Type.Object(
         '(empty: the domain’s own record).',
     }),
     node: Type.Integer({ minimum: 0, description: 'The term is `tree[node].terms[term_index]`.' }),
-    term_index: Type.Integer({ minimum: 0 }),
+    term_index: Type.Integer({
+      minimum: 0,
+      description: 'Its place among the record’s terms (listed in `terms` when among the first 50).',
+    }),
     lookups: Type.Integer({
       minimum: 0,
       description: 'DNS-querying terms counted up to and including this one.',
@@ -76,8 +84,12 @@ const SpfPermerrorAtSchema = Type.Object(
         'The terms evaluated before it whose matches end the evaluation (ip4, ip6, a, mx, ptr, exists not void; ' +
         'includes not followed here), in evaluation order: mail they match never reaches the permerror and gets ' +
         '`result`. A term inside an include whose qualifier, or an inner include’s, is not "+" is left out: it ' +
-        'decides nothing, its matches only make that include not match and evaluation goes on after it.',
+        'decides nothing, its matches only make that include not match and evaluation goes on after it. ' +
+        'The first 50.',
     }),
+    evaluated_before_omitted: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Terms evaluated before it after the first 50, not listed.' }),
+    ),
   },
   {
     description:

@@ -33,6 +33,7 @@ import { type RecommendationInput, recommend } from './recommendations.js';
 import type { ResourceFetcher } from './resource-fetcher.js';
 import { type CheckScore, scoreEmailSecurity } from './score.js';
 import { evaluateSpf, SPF_LOOKUP_LIMIT, SPF_VOID_LIMIT } from './spf.js';
+import { spfPermerrorView, spfTreeView } from './spf-view.js';
 import { evaluateTlsRpt, type TlsRptEvaluation } from './tls-rpt.js';
 import type { CheckId, CheckStatus, Finding } from './types.js';
 
@@ -290,9 +291,9 @@ function buildChecks(parts: CheckParts): { checks: EmailCheck[]; details: EmailC
       void_lookup_count: spf.voidLookupCount,
       void_lookup_limit: SPF_VOID_LIMIT,
       void_lookup_count_complete: spf.voidLookupCountComplete,
-      permerror_at: spf.permerrorAt,
+      permerror_at: spfPermerrorView(spf.permerrorAt),
       effective_all: spf.effectiveAll,
-      tree: spf.tree,
+      tree: spfTreeView(spf.tree),
     },
     dmarc: {
       state: dmarc.state,

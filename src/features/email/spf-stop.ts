@@ -121,6 +121,8 @@ class ReceiverReplay {
   private lookups = 0;
   private voids = 0;
   private readonly before: SpfEvaluatedTerm[] = [];
+  /** Domain and term of each entry of `before`: a record may hold thousands of terms, so no linear search. */
+  private readonly noted = new Set<string>();
   private readonly nodes: readonly ReplayNode[];
 
   constructor(nodes: readonly ReplayNode[]) {
@@ -225,6 +227,9 @@ class ReceiverReplay {
       // A qualifier gives one of these four (RFC 7208 §4.6.2); the table is typed with every result.
       result: QUALIFIER_RESULT[chain[0]!] as SpfEvaluatedTerm['result'],
     };
-    if (!this.before.some((b) => b.term === entry.term && b.domain === entry.domain)) this.before.push(entry);
+    const key = `${entry.domain}\n${entry.term}`;
+    if (this.noted.has(key)) return;
+    this.noted.add(key);
+    this.before.push(entry);
   }
 }

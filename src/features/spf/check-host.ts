@@ -27,13 +27,14 @@ import {
 } from '../email/spf-record.js';
 import type { DnsOutcome, MailDns } from '../email/types.js';
 import {
+  expandDomainName,
   expandMacros,
   inNetwork,
   type MacroValues,
   tokenizeMacroString,
-  truncateExpandedName,
 } from './macros.js';
 import {
+  EXPLANATION_LIMITS,
   LOOKUP_LIMIT,
   NAMES_PER_LOOKUP_LIMIT,
   type SpfCheckInput,
@@ -42,8 +43,10 @@ import {
   type SpfResult,
   type SpfTraceEntry,
   type SpfTraceOutcome,
+  TRACE_LIMITS,
   VOID_LOOKUP_LIMIT,
 } from './spf-types.js';
+import { clip, SpfTrace, type TraceLevel } from './trace.js';
 
 export const QUALIFIER_RESULT: Record<SpfQualifier, SpfResult> = {
   '+': 'pass',
@@ -64,8 +67,14 @@ class SpfAbort extends Error {
 
 interface LevelResult {
   result: SpfResult;
-  explanation?: string;
+  explanation?: Explanation;
   matched?: SpfMatch;
+}
+
+/** The outcome of reading exp= (§6.2): the text, a note on why it is absent or cut, or both. */
+interface Explanation {
+  text?: string;
+  note?: string;
 }
 
 /** Evaluates check_host(<ip>, <domain>, <sender>) with the given DNS view. */
@@ -73,13 +82,15 @@ export async function checkHost(dns: MailDns, input: SpfCheckInput): Promise<Spf
   const run = new Evaluation(dns, input);
   try {
     const top = await run.checkHost(input.domain, 0, 'check');
+    const { text, note } = top.explanation ?? {};
     return {
       result: top.result,
-      ...(top.explanation === undefined ? {} : { explanation: top.explanation }),
+      ...(text === undefined ? {} : { explanation: text }),
+      ...(note === undefined ? {} : { explanationNote: note }),
       ...(top.matched ? { matched: top.matched } : {}),
       lookups: run.lookups,
       void_lookups: run.voids,
-      trace: run.trace,
+      trace: run.trace.entries,
       usedLocalPart: run.usedLocalPart,
     };
   } catch (err) {
@@ -88,8 +99,8 @@ export async function checkHost(dns: MailDns, input: SpfCheckInput): Promise<Spf
       result: err.result,
       lookups: run.lookups,
       void_lookups: run.voids,
-      trace: run.trace,
-      problem: err.message,
+      trace: run.trace.entries,
+      problem: clip(err.message, TRACE_LIMITS.detail),
       usedLocalPart: run.usedLocalPart,
     };
   }
@@ -99,7 +110,7 @@ class Evaluation {
   lookups = 0;
   voids = 0;
   usedLocalPart = false;
-  readonly trace: SpfTraceEntry[] = [];
+  readonly trace = new SpfTrace();
   private validated: Promise<string[]> | undefined;
 
   constructor(
@@ -113,6 +124,7 @@ class Evaluation {
     via: 'check' | 'include' | 'redirect',
   ): Promise<LevelResult> {
     const domain = rawDomain.replace(/\.$/, '');
+    const level = this.trace.level(depth, domain);
     const note = (result: SpfResult, detail: string): LevelResult => {
       this.trace.push({ step: 'result', depth, domain, result, detail });
       return { result };
@@ -166,10 +178,10 @@ class Evaluation {
 
     try {
       for (const [index, mechanism] of mechanisms.entries()) {
-        const matched = await this.evaluate(mechanism, domain, depth);
+        const matched = await this.evaluate(mechanism, domain, level);
         if (!matched) continue;
         for (const rest of mechanisms.slice(index + 1)) {
-          this.trace.push({
+          this.trace.pushQuiet(level, {
             step: 'term',
             depth,
             domain,
@@ -180,14 +192,16 @@ class Evaluation {
         }
         const result = QUALIFIER_RESULT[mechanism.qualifier];
         const match =
-          typeof matched === 'object' ? matched : { mechanism: mechanism.text, record_domain: domain, depth };
+          typeof matched === 'object'
+            ? matched
+            : { mechanism: clip(mechanism.text, TRACE_LIMITS.term), record_domain: domain, depth };
         const explanation = result === 'fail' ? await this.explain(modifier('exp'), domain) : undefined;
         this.trace.push({
           step: 'result',
           depth,
           domain,
           result,
-          detail: `"${mechanism.text}" matched: ${result}`,
+          detail: `"${clip(mechanism.text, TRACE_LIMITS.term)}" matched: ${result}`,
         });
         return { result, matched: match, ...(explanation === undefined ? {} : { explanation }) };
       }
@@ -252,7 +266,8 @@ class Evaluation {
    * that matched returns the mechanism that matched inside it, so `matched`
    * names the range or name that actually let the address through.
    */
-  private async evaluate(m: SpfMechanism, domain: string, depth: number): Promise<boolean | SpfMatch> {
+  private async evaluate(m: SpfMechanism, domain: string, level: TraceLevel): Promise<boolean | SpfMatch> {
+    const { depth } = level;
     const entry = (fields: Partial<SpfTraceEntry> & { outcome: SpfTraceOutcome; detail: string }) =>
       this.trace.push({ step: 'term', depth, domain, term: m.text, ...fields });
     const ip = this.input.ip;
@@ -265,15 +280,21 @@ class Evaluation {
         const family = m.name === 'ip4' ? 4 : 6;
         const bits = (family === 4 ? m.cidr4 : m.cidr6) ?? (family === 4 ? 32 : 128);
         const range = `${m.network}/${bits}`;
-        if (ip.family !== family) {
-          entry({ outcome: 'no_match', detail: `${ip.address} is not an IPv${family} address` });
-          return false;
-        }
-        const hit = inNetwork(ip, m.network!, bits);
-        entry({
-          outcome: hit ? 'match' : 'no_match',
-          detail: `${ip.address} is ${hit ? '' : 'not '}in ${range}`,
-        });
+        const hit = ip.family === family && inNetwork(ip, m.network!, bits);
+        const detail =
+          ip.family !== family
+            ? `${ip.address} is not an IPv${family} address`
+            : `${ip.address} is ${hit ? '' : 'not '}in ${range}`;
+        if (hit) entry({ outcome: 'match', detail });
+        else
+          this.trace.pushQuiet(level, {
+            step: 'term',
+            depth,
+            domain,
+            term: m.text,
+            outcome: 'no_match',
+            detail,
+          });
         return hit;
       }
       case 'a': {
@@ -363,9 +384,12 @@ class Evaluation {
       }
       case 'include': {
         const target = await this.countedTarget(m.text, m.domainSpec, domain, depth);
-        const at = this.trace.length;
-        entry({ target, lookup: true, outcome: 'no_match', detail: `evaluating the policy of ${target}` });
-        const slot = this.trace[at]!;
+        const slot = entry({
+          target,
+          lookup: true,
+          outcome: 'no_match',
+          detail: `evaluating the policy of ${target}`,
+        });
         let sub: LevelResult;
         try {
           sub = await this.checkHost(target, depth + 1, 'include');
@@ -493,22 +517,36 @@ class Evaluation {
     if (typeof tokens === 'string') throw new SpfAbort('permerror', `domain-spec "${spec}" ${tokens}`);
     if (tokens.some((t) => t.kind === 'macro' && (t.letter === 'l' || t.letter === 's')))
       this.usedLocalPart = true;
-    return truncateExpandedName(await expandMacros(tokens, this.macroValues(domain)));
+    return expandDomainName(tokens, this.macroValues(domain));
   }
 
   /**
    * The explanation of a fail (§6.2): the TXT record at the expanded exp=
    * domain, macro-expanded. Any DNS problem, a count other than one record,
-   * or a syntax error in the text means no explanation, never an error.
+   * or a syntax error in the text means no explanation, never an error; so
+   * does a text past EXPLANATION_LIMITS, and an expansion past them is cut:
+   * the domain writes the text, so the note says which it was.
    */
-  private async explain(exp: SpfModifier | undefined, domain: string): Promise<string | undefined> {
+  private async explain(exp: SpfModifier | undefined, domain: string): Promise<Explanation | undefined> {
     if (!exp) return undefined;
     const target = await this.expandDomainSpec(exp.value, domain);
     const answer = await this.dns.txt(target);
     if (answer.kind !== 'answer' || answer.records.length !== 1) return undefined;
-    const tokens = tokenizeMacroString(answer.records[0]!, true);
+    const text = answer.records[0]!;
+    const { txtChars, macros, chars } = EXPLANATION_LIMITS;
+    const unused = (why: string) => ({ note: `The exp= text at ${target} is not used: ${why}.` });
+    if (text.length > txtChars)
+      return unused(`it is ${text.length} characters long, more than the ${txtChars} read`);
+    const tokens = tokenizeMacroString(text, true);
     if (typeof tokens === 'string') return undefined;
-    return expandMacros(tokens, this.macroValues(domain));
+    const count = tokens.filter((t) => t.kind === 'macro').length;
+    if (count > macros) return unused(`it has ${count} macros, more than the ${macros} expanded`);
+    const expanded = await expandMacros(tokens, this.macroValues(domain), chars);
+    if (expanded.length <= chars) return { text: expanded };
+    return {
+      text: clip(expanded, chars),
+      note: `The explanation from ${target} was shortened to ${chars} characters.`,
+    };
   }
 
   /**

@@ -116,22 +116,55 @@ export function inNetwork(ip: SpfIp, network: string, bits: number): boolean {
   return net !== undefined && net.length === ip.bytes.length && matches(net, bits, ip.bytes);
 }
 
-/** Expands tokens checked by tokenizeMacroString. */
-export async function expandMacros(tokens: readonly MacroToken[], values: MacroValues): Promise<string> {
+/**
+ * Expands tokens checked by tokenizeMacroString, left to right. Expansion
+ * stops at the first token that takes the text past `maxLength`: what is
+ * returned is then longer than `maxLength` (by at most that token), which is
+ * how a caller knows it was cut. Each token costs at most the size of one
+ * letter's value, so the work is linear in what is returned.
+ */
+export async function expandMacros(
+  tokens: readonly MacroToken[],
+  values: MacroValues,
+  maxLength = Number.POSITIVE_INFINITY,
+): Promise<string> {
   let out = '';
   for (const token of tokens) {
-    if (token.kind === 'literal') {
-      out += token.text;
-      continue;
-    }
-    const raw = await letterValue(token.letter, values);
-    let parts = splitOn(raw, token.delimiters);
-    if (token.reverse) parts = parts.reverse();
-    if (token.parts !== undefined && token.parts < parts.length) parts = parts.slice(-token.parts);
-    const expanded = parts.join('.');
-    out += token.escape ? urlEscape(expanded) : expanded;
+    out += await expandToken(token, values);
+    if (out.length > maxLength) break;
   }
   return out;
+}
+
+/**
+ * Expands a domain-spec into the name to query (§4.8, §7.3): the expansion
+ * with labels dropped from the left until it is at most 253 characters. Only
+ * the rightmost characters can survive that, so tokens are expanded right to
+ * left and the ones left of what the name keeps are never expanded: a record
+ * of thousands of %{s} costs what one name of 253 characters does.
+ */
+export async function expandDomainName(tokens: readonly MacroToken[], values: MacroValues): Promise<string> {
+  let out = '';
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    out = (await expandToken(tokens[i]!, values)) + out;
+    // What truncation keeps lies within the last 255 characters (253, the dot before them, and a
+    // trailing dot): more on the left cannot change the name, only whether it had no dot at all.
+    if (out.length > MAX_NAME + 2) {
+      out = out.slice(-(MAX_NAME + 2));
+      break;
+    }
+  }
+  return truncateExpandedName(out);
+}
+
+async function expandToken(token: MacroToken, values: MacroValues): Promise<string> {
+  if (token.kind === 'literal') return token.text;
+  const raw = await letterValue(token.letter, values);
+  let parts = splitOn(raw, token.delimiters);
+  if (token.reverse) parts = parts.reverse();
+  if (token.parts !== undefined && token.parts < parts.length) parts = parts.slice(-token.parts);
+  const expanded = parts.join('.');
+  return token.escape ? urlEscape(expanded) : expanded;
 }
 
 async function letterValue(letter: string, v: MacroValues): Promise<string> {
@@ -182,15 +215,21 @@ function splitOn(value: string, delimiters: string): string[] {
   return parts;
 }
 
-/** RFC 7208 §7.3: upper-case macros are URL-escaped; only RFC 3986 unreserved characters stay as they are. */
+/** Each octet as §7.3 writes it: RFC 3986 unreserved characters as they are, the rest %XX. */
+const ESCAPED = Array.from({ length: 256 }, (_, byte) => {
+  const ch = String.fromCharCode(byte);
+  return /[A-Za-z0-9\-._~]/.test(ch) ? ch : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+});
+
+/** RFC 7208 §7.3: upper-case macros are URL-escaped, octet by octet of the UTF-8 form. */
 function urlEscape(value: string): string {
-  let out = '';
-  for (const byte of Buffer.from(value, 'utf8')) {
-    const ch = String.fromCharCode(byte);
-    out += /[A-Za-z0-9\-._~]/.test(ch) ? ch : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }
-  return out;
+  const parts: string[] = [];
+  for (const byte of Buffer.from(value, 'utf8')) parts.push(ESCAPED[byte]!);
+  return parts.join('');
 }
+
+/** The longest name a DNS query may carry, in its text form without the trailing dot (RFC 1035 §2.3.4). */
+const MAX_NAME = 253;
 
 /**
  * RFC 7208 §4.8 / §7.3: an expanded name longer than 253 characters loses
@@ -198,7 +237,7 @@ function urlEscape(value: string): string {
  */
 export function truncateExpandedName(name: string): string {
   let out = name.endsWith('.') ? name.slice(0, -1) : name;
-  while (out.length > 253) {
+  while (out.length > MAX_NAME) {
     const dot = out.indexOf('.');
     if (dot < 0) return out;
     out = out.slice(dot + 1);

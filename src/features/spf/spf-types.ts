@@ -17,7 +17,8 @@ export type SpfTraceOutcome = 'match' | 'no_match' | 'error' | 'not_reached';
 
 /** One step of the evaluation; `depth` grows by one through each include or redirect. */
 export interface SpfTraceEntry {
-  step: 'record' | 'term' | 'result';
+  /** `omitted`: terms of this record not listed (TRACE_LIMITS), `count` of them. */
+  step: 'record' | 'term' | 'result' | 'omitted';
   depth: number;
   /** The <domain> being evaluated at this step. */
   domain: string;
@@ -36,6 +37,8 @@ export interface SpfTraceEntry {
   outcome?: SpfTraceOutcome;
   /** result: check_host()'s result for this domain. */
   result?: SpfResult;
+  /** omitted: how many terms of this record are not listed. */
+  count?: number;
   detail: string;
 }
 
@@ -62,6 +65,8 @@ export interface SpfCheckOutcome {
   result: SpfResult;
   /** From exp= on a fail (§6.2); absent when there is none or it could not be used. */
   explanation?: string;
+  /** Why the explanation is absent or shortened, when an exp= was there to read. */
+  explanationNote?: string;
   matched?: SpfMatch;
   lookups: number;
   void_lookups: number;
@@ -71,3 +76,21 @@ export interface SpfCheckOutcome {
   /** A macro of the policy read the sender's local part (%{l} or %{s}). */
   usedLocalPart: boolean;
 }
+
+/**
+ * What this service makes of an exp= explanation (§6.2 leaves its use to the
+ * receiver): a sentence for a person, so a TXT record longer than `txtChars` or
+ * with more than `macros` macros is not used, and an expansion longer than
+ * `chars` is cut there. Without these a 60 KB record of %{S} made 22 MB.
+ */
+export const EXPLANATION_LIMITS = { txtChars: 1024, macros: 32, chars: 512 } as const;
+
+/**
+ * What a trace or tree shows of what a record holds (the domain writes it, and
+ * a record may hold thousands of terms): a record's terms are listed up to
+ * `terms`, then counted (in /api/spf, only the ones that decided nothing: an
+ * address range that did not match, a term not reached; terms that matched,
+ * failed or queried DNS are always listed, and the §4.6.4 limits bound those);
+ * the text of a record, a term and a detail is cut at its length.
+ */
+export const TRACE_LIMITS = { terms: 50, record: 2048, term: 256, detail: 600 } as const;

@@ -44,10 +44,11 @@ const SpfResultSchema = Type.Enum([...SPF_RESULTS], {
 
 const TraceEntrySchema = Type.Object(
   {
-    step: Type.Enum(['record', 'term', 'result'], {
+    step: Type.Enum(['record', 'term', 'result', 'omitted'], {
       description:
         '`record`: the SPF record looked up for `domain`; `term`: one mechanism or modifier evaluated; ' +
-        '`result`: check_host()’s result for `domain`.',
+        '`result`: check_host()’s result for `domain`; `omitted`: `count` more terms of that record that ' +
+        'matched nothing without a DNS lookup, or were not reached, are not listed (the first 50 are).',
     }),
     depth: Type.Integer({
       minimum: 0,
@@ -55,8 +56,16 @@ const TraceEntrySchema = Type.Object(
     }),
     domain: Type.String({ description: 'The <domain> of this step.' }),
     via: Type.Optional(Type.Enum(['check', 'include', 'redirect'])),
-    record: Type.Optional(Type.String({ description: 'The selected `v=spf1` record.' })),
-    term: Type.Optional(Type.String({ description: 'The term as written in the record.' })),
+    record: Type.Optional(
+      Type.String({
+        description: 'The selected `v=spf1` record (its first 2 047 characters and “…” if longer).',
+      }),
+    ),
+    term: Type.Optional(
+      Type.String({
+        description: 'The term as written in the record (its first 255 characters and “…” if longer).',
+      }),
+    ),
     target: Type.Optional(Type.String({ description: 'The name the term queried, macros expanded.' })),
     lookup: Type.Optional(
       Type.Boolean({ description: 'Counted against the limit of 10 DNS-querying terms (§4.6.4).' }),
@@ -70,7 +79,10 @@ const TraceEntrySchema = Type.Object(
       }),
     ),
     result: Type.Optional(SpfResultSchema),
-    detail: Type.String({ description: 'What happened, in words.' }),
+    count: Type.Optional(
+      Type.Integer({ minimum: 1, description: '`omitted`: how many terms are not listed.' }),
+    ),
+    detail: Type.String({ description: 'What happened, in words (at most 600 characters).' }),
   },
   { additionalProperties: false },
 );
@@ -87,7 +99,16 @@ export const SpfResponseSchema = Type.Object(
     result: SpfResultSchema,
     explanation: Type.Optional(
       Type.String({
-        description: 'On `fail`: the text of the policy’s exp= modifier, macros expanded (§6.2).',
+        description:
+          'On `fail`: the text of the policy’s exp= modifier, macros expanded (§6.2); at most 512 characters, ' +
+          'cut with “…” past that.',
+      }),
+    ),
+    explanation_note: Type.Optional(
+      Type.String({
+        description:
+          'Why `explanation` is absent or shortened although exp= named a text: a TXT record longer than 1 024 ' +
+          'characters or with more than 32 macros is not used, an expansion past 512 characters is cut.',
       }),
     ),
     problem: Type.Optional(

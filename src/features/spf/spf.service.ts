@@ -127,6 +127,7 @@ export async function checkSpf(deps: Pick<SpfDeps, 'dns' | 'clock'>, input: SpfI
     identity: input.identity,
     result: outcome.result,
     ...(outcome.explanation === undefined ? {} : { explanation: outcome.explanation }),
+    ...(outcome.explanationNote === undefined ? {} : { explanation_note: outcome.explanationNote }),
     ...(outcome.problem === undefined ? {} : { problem: outcome.problem }),
     ...(outcome.matched ? { matched: outcome.matched } : {}),
     lookups: outcome.lookups,

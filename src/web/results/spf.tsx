@@ -51,6 +51,9 @@ function TraceLine({ entry }: { entry: SpfTraceEntry }) {
       </>
     );
   }
+  if (entry.step === 'omitted') {
+    return <span class="muted">… {entry.detail}</span>;
+  }
   if (entry.step === 'result') {
     return (
       <>
@@ -142,6 +145,7 @@ export function SpfView({ data }: { data: SpfResult }) {
             {data.domain} explains: <q>{data.explanation}</q>
           </p>
         )}
+        {data.explanation_note !== undefined && <p class="muted">{data.explanation_note}</p>}
         {data.problem !== undefined && <p class="spf-problem">Problem: {data.problem}</p>}
       </div>
       <Facts

@@ -1,9 +1,12 @@
 /**
  * The SPF macro language (RFC 7208 §7): the RFC's own examples of §7.4, the
- * escapes, URL-escaping of upper-case macros, the syntax errors, truncation.
+ * escapes, URL-escaping of upper-case macros, the syntax errors, truncation,
+ * and the bounds that keep a hostile record's expansion small (issue 29 F1).
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  expandDomainName,
   expandMacros,
   type MacroValues,
   parseSpfIp,
@@ -135,5 +138,65 @@ describe('truncateExpandedName (RFC 7208 §4.8)', () => {
       `${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(60)}.example.com`,
     );
     expect(truncateExpandedName('short.example.com.')).toBe('short.example.com');
+  });
+});
+
+describe('F1: expansion stays linear in what it keeps', () => {
+  const sender = `${'x'.repeat(490)}@email.example.com`;
+  const big = values('192.0.2.3', { sender, local: 'x'.repeat(490) });
+
+  it('expandMacros stops at the first token past maxLength', async () => {
+    const tokens = tokenizeMacroString('%{S}'.repeat(15_000), true);
+    if (typeof tokens === 'string') throw new Error(tokens);
+    const out = await expandMacros(tokens, big, 512);
+    expect(out.length).toBeGreaterThan(512);
+    // One token past the limit at most: never the 15 000 copies.
+    expect(out.length).toBeLessThanOrEqual(512 + sender.length);
+  });
+
+  it('expandDomainName asks %{p} nothing for tokens the 253-character name drops', async () => {
+    let asked = 0;
+    const counting = values('192.0.2.3', {
+      validatedName: async () => {
+        asked += 1;
+        return 'mx.example.org';
+      },
+    });
+    const tokens = tokenizeMacroString(`${'%{p}.'.repeat(2000)}%{d}`);
+    if (typeof tokens === 'string') throw new Error(tokens);
+    const name = await expandDomainName(tokens, counting);
+    expect(name.length).toBeLessThanOrEqual(253);
+    expect(name.endsWith('.email.example.com')).toBe(true);
+    expect(asked).toBeLessThan(30);
+  });
+
+  it('expandDomainName is truncateExpandedName of the whole expansion, for any domain-spec', async () => {
+    const piece = fc.constantFrom(
+      '%{s}',
+      '%{l}',
+      '%{o}',
+      '%{d}',
+      '%{i}',
+      '%{ir}',
+      '%{d2}',
+      '%{l-}',
+      'a.',
+      '.',
+      'bb',
+      '-',
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { minLength: 1, maxLength: 120 }), async (pieces) => {
+        const tokens = tokenizeMacroString(pieces.join(''));
+        if (typeof tokens === 'string') throw new Error(tokens);
+        const whole = truncateExpandedName(await expandMacros(tokens, big));
+        const bounded = await expandDomainName(tokens, big);
+        // Equal wherever truncation finds a dot; a name with no dot in its last 254 characters
+        // is no usable name either way, and the bounded one is then its tail.
+        if (whole.length <= 253) expect(bounded).toBe(whole);
+        else expect(bounded.length).toBeLessThanOrEqual(255);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
