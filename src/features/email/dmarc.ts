@@ -151,11 +151,29 @@ export function parseDmarcRecord(text: string): ParsedDmarc {
   return out;
 }
 
+/**
+ * URIs of one tag that are read; the rest are named in one finding. Receivers
+ * may limit how many destinations they report to (RFC 7489 §6.2: at least
+ * two), and each external one costs two DNS queries here: a record listing
+ * thousands would otherwise make one request thousands of queries.
+ */
+export const MAX_REPORT_URIS = 10;
+
 /** rua/ruf: comma-separated URIs; only mailto: is a report transport (RFC 9990, RFC 9991). */
 function reportUris(value: string | undefined, tag: 'rua' | 'ruf', findings: Finding[]): ReportUri[] {
   if (value === undefined || value.trim() === '') return [];
   const rfc = tag === 'rua' ? 'RFC 9990' : 'RFC 9991';
-  return value.split(',').map((raw) => {
+  const listed = value.split(',');
+  if (listed.length > MAX_REPORT_URIS) {
+    findings.push(
+      finding(
+        'warning',
+        `${tag}= lists ${listed.length} URIs: only the first ${MAX_REPORT_URIS} are checked here, and receivers may send reports to fewer (they need support only two).`,
+        rfc,
+      ),
+    );
+  }
+  return listed.slice(0, MAX_REPORT_URIS).map((raw) => {
     let uri = raw.trim();
     const size = /!\d+[kmgt]?$/i.exec(uri);
     if (size) {

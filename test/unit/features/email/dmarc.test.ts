@@ -8,6 +8,7 @@ import {
   evaluateDmarc,
   isDmarcRecord,
   lowered,
+  MAX_REPORT_URIS,
   parseDmarcRecord,
   treeWalkDomains,
 } from '../../../../src/features/email/dmarc.js';
@@ -280,5 +281,24 @@ describe('DMARC evaluation', () => {
       '_dmarc.sub.org.test none',
       '_dmarc.org.test error',
     ]);
+  });
+});
+
+describe('issue 29: a DMARC record cannot make one check thousands of queries', () => {
+  it('checks the first 10 rua URIs and names the rest in one finding', async () => {
+    const rua = Array.from({ length: 3000 }, (_, i) => `mailto:r@d${i}.example`).join(',');
+    const resolver = zoneResolver([
+      TLD_ZONE,
+      makeZone(Z, [['_dmarc.org.test', 'TXT', `v=DMARC1; p=reject; rua=${rua}`]]),
+    ]);
+    const result = await evaluateDmarc(Z, createMailDns(resolver));
+    expect(result.destinations).toHaveLength(MAX_REPORT_URIS);
+    // Two authorization names per external destination, plus the record itself.
+    expect(resolver.asked.filter((q) => q.name.includes('._report._dmarc.'))).toHaveLength(
+      2 * MAX_REPORT_URIS,
+    );
+    expect(result.findings.map((f) => f.message)).toContain(
+      'rua= lists 3000 URIs: only the first 10 are checked here, and receivers may send reports to fewer (they need support only two).',
+    );
   });
 });
