@@ -70,7 +70,7 @@ export class Outbound {
     this.#smtp = new ConcurrencyLimit(opts.limits.smtpSessions);
   }
 
-  /** Slots held and callers waiting, per bound (tests, and an operator's debugging). */
+  /** Slots held and callers waiting, per bound, now. */
   get usage(): Record<LimitName, { active: number; waiting: number }> {
     const of = (l: ConcurrencyLimit) => ({ active: l.active, waiting: l.waiting });
     return { live_probes: of(this.#live), smtp_sessions: of(this.#smtp) };
