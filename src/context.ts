@@ -108,6 +108,14 @@ export function createContext(config: Config, log: Logger, deps: AppDeps = {}): 
     allowCidrs: config.unsafeAllowTargetCidrs,
     ...(deps.ca ? { ca: deps.ca } : {}),
     timeoutMs: config.providerTimeoutMs,
+    limits: {
+      liveProbes: config.maxLiveProbes,
+      smtpSessions: config.maxSmtpSessions,
+      // A probe waits for a slot at most one upstream deadline: longer, and a request under a
+      // flood would spend its time queueing for what it will most likely not get.
+      waitMs: config.providerTimeoutMs,
+      onRejected: (limit) => metrics.liveProbesRejected.inc({ limit }),
+    },
   });
 
   return {

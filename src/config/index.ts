@@ -88,6 +88,10 @@ export interface Config {
   readonly mailTlsEnabled: boolean;
   /** The name GET /api/mail-tls gives in EHLO. */
   readonly smtpHeloName: string;
+  /** Live probes (TLS handshakes, SMTP sessions, scans) this process runs at once (net/outbound.ts). */
+  readonly maxLiveProbes: number;
+  /** SMTP sessions this process holds at once, counted among the live probes too. */
+  readonly maxSmtpSessions: number;
 }
 
 export interface RateLimitSpec {
@@ -147,6 +151,12 @@ export const DEFAULTS = Object.freeze({
   LOAD_SHED_EVENT_LOOP_DELAY_MS: '1000',
   REQUEST_TIMEOUT_MS: '30000',
   MAX_CONNECTIONS_PER_IP: '64',
+  // Each probe is a socket (and a TLS context) held up to its deadline: 128 stay far below a
+  // default 1024-descriptor limit, beside the clients' own connections and the upstream pools.
+  MAX_LIVE_PROBES: '128',
+  // A mail-tls request needs at most 20 sessions (10 MX hosts, one IPv4 and one IPv6 each), most
+  // two to four: 32 serve several at once, and is as many as a polite client opens to port 25.
+  MAX_SMTP_SESSIONS: '32',
   // Metrics describe the service to its operator: loopback unless the operator says otherwise.
   METRICS_HOST: '127.0.0.1',
 });
@@ -389,6 +399,16 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('TURNSTILE_EXPECTED_HOSTNAME', `"${hostname}" is not a host name`);
   }
 
+  const maxLiveProbes = intInRange(env, 'MAX_LIVE_PROBES', DEFAULTS.MAX_LIVE_PROBES, 1, 100_000);
+  const maxSmtpSessions = intInRange(env, 'MAX_SMTP_SESSIONS', DEFAULTS.MAX_SMTP_SESSIONS, 1, 100_000);
+  // An SMTP session is a live probe too: a larger SMTP bound could never be reached, so it is a mistake.
+  if (maxSmtpSessions > maxLiveProbes) {
+    throw new ConfigError(
+      'MAX_SMTP_SESSIONS',
+      `${maxSmtpSessions} exceeds MAX_LIVE_PROBES (${maxLiveProbes}), which counts SMTP sessions too`,
+    );
+  }
+
   const config: Config = {
     port: intInRange(env, 'PORT', DEFAULTS.PORT, 0, 65535),
     host: raw(env, 'HOST') ?? DEFAULTS.HOST,
@@ -446,6 +466,8 @@ export function loadConfig(env: Env = process.env): Config {
     bimiVmcRootsFile: readableFile(env, 'BIMI_VMC_ROOTS_FILE'),
     mailTlsEnabled: bool(env, 'MAIL_TLS_ENABLED', true),
     smtpHeloName: heloName(env),
+    maxLiveProbes,
+    maxSmtpSessions,
   };
   return Object.freeze(config);
 }

@@ -46,6 +46,8 @@ export interface SafeTlsOptions {
   timeoutMs: number;
   /** A shorter deadline for each TCP connect alone; its expiry is an ETIMEDOUT connect failure. */
   connectTimeoutMs?: number;
+  /** A shorter deadline for the TLS handshake alone; its expiry is an ETIMEDOUT handshake failure. */
+  handshakeTimeoutMs?: number;
   /** SNI to send instead of the host name (also for an IP literal, which otherwise sends none). */
   servername?: string;
   /** Default ['h2', 'http/1.1']. */
@@ -156,11 +158,22 @@ function handshake(
     let settled = false;
     const tcp = tcpConnect({ host: pin.address, port, family: pin.family });
     let tls: TLSSocket | undefined;
-    let connectTimer: NodeJS.Timeout | undefined;
+    /** The deadline of the stage in progress, connect or handshake, when the caller set one. */
+    let stageTimer: NodeJS.Timeout | undefined;
+    const expireAfter = (ms: number | undefined, what: string) => {
+      clearTimeout(stageTimer);
+      stageTimer =
+        ms === undefined
+          ? undefined
+          : setTimeout(
+              () => finish(Object.assign(new Error(`${what} timed out`), { code: 'ETIMEDOUT' })),
+              ms,
+            );
+    };
     const finish = (err: unknown, socket?: TLSSocket) => {
       if (settled) return;
       settled = true;
-      clearTimeout(connectTimer);
+      clearTimeout(stageTimer);
       signal.removeEventListener('abort', onAbort);
       if (socket) {
         // `onError` stays on both sockets as a no-op (settled): a late reset must not crash the process.
@@ -177,15 +190,10 @@ function handshake(
     if (signal.aborted) return onAbort();
 
     tcp.on('error', onError);
-    connectTimer =
-      opts.connectTimeoutMs === undefined
-        ? undefined
-        : setTimeout(
-            () => finish(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })),
-            opts.connectTimeoutMs,
-          );
+    expireAfter(opts.connectTimeoutMs, 'connect');
     const startTls = () => {
       stage = 'tls handshake';
+      expireAfter(opts.handshakeTimeoutMs, 'handshake');
       tls = tlsConnect({
         ...opts.tls,
         socket: opts.wrapSocket ? opts.wrapSocket(tcp) : tcp,
@@ -203,7 +211,7 @@ function handshake(
       opts.onSocket?.(tls);
     };
     tcp.once('connect', () => {
-      clearTimeout(connectTimer);
+      clearTimeout(stageTimer);
       if (!opts.beforeTls) return startTls();
       stage = 'starttls';
       opts.beforeTls(tcp, signal).then(() => {

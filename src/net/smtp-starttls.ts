@@ -10,10 +10,16 @@
  * they happened at and what was seen before. It throws only an
  * UnsafeTargetError (the address may not be contacted) or a bug.
  *
+ * No server can hold it past `timeoutMs`, connect to QUIT: that one deadline
+ * covers the session, after TLS included, and each stage has its own within
+ * it (connect, banner, each reply, handshake), counted for the whole reply
+ * rather than between bytes, so a tarpit that trickles a byte at a time or
+ * goes silent after TLS ends the probe at a stage's deadline, as a timeout.
+ *
  *   const probe = await probeSmtpStarttls('192.0.2.25', { servername: 'mx.example.com', heloName, ... });
  */
 import type { Duplex } from 'node:stream';
-import type { TLSSocket } from 'node:tls';
+import { checkServerIdentity, type TLSSocket } from 'node:tls';
 import { TargetError, UnsafeTargetError } from './errors.js';
 import type { AddressResolver } from './resolve-target.js';
 import { type ObservedHandshake, observeTlsHandshake } from './tls-handshake.js';
@@ -38,6 +44,11 @@ export interface SmtpProbe {
   /** The reply to STARTTLS. */
   starttls?: SmtpReply;
   handshake?: ObservedHandshake;
+  /**
+   * The chain's verdict for each of `otherNames` (OpenSSL's chain verification, the name
+   * checked as Node checks the SNI name); the handshake's own `authorized` is for `servername`.
+   */
+  otherNames?: NameVerdict[];
   ehloAfterTls?: SmtpReply;
   /** Milliseconds each completed stage took, in order. */
   timings: { stage: SmtpStage; ms: number }[];
@@ -49,27 +60,41 @@ export interface SmtpProbe {
   };
 }
 
+export interface NameVerdict {
+  name: string;
+  authorized: boolean;
+  authorizationError: string | null;
+}
+
 export interface SmtpProbeOptions {
   resolver: AddressResolver;
   allowCidrs: readonly string[];
   ca?: string | string[];
   /** The MX host name: SNI and the name the certificate is verified against. */
   servername: string;
+  /** Further MX host names of this address: the certificate is verified against each too (no other SNI is sent). */
+  otherNames?: readonly string[];
   /** The name this service gives in EHLO (SMTP_HELO_NAME). */
   heloName: string;
-  /** Deadline for connect, banner, EHLO, STARTTLS and the handshake together; the same again for what follows. */
+  /** Deadline of the whole session, connect to the reply to QUIT. */
   timeoutMs: number;
   /** A shorter deadline for the TCP connect alone (a blocked port 25 should be told quickly). */
   connectTimeoutMs?: number;
+  /** A shorter deadline for the banner, from the connect (greeting pauses make it the slowest reply). */
+  bannerTimeoutMs?: number;
+  /** A shorter deadline for each reply to a command, before and after TLS. */
+  replyTimeoutMs?: number;
+  /** A shorter deadline for the TLS handshake. */
+  handshakeTimeoutMs?: number;
   signal?: AbortSignal;
   /** Default 25; tests point it elsewhere only through `allowedPorts`. */
   port?: number;
 }
 
-/** A failure of the plaintext SMTP part, naming its stage. */
+/** A failure of an SMTP exchange, naming its stage. */
 class SmtpStageError extends Error {
   constructor(
-    readonly stage: 'banner' | 'ehlo' | 'starttls',
+    readonly stage: SmtpStage,
     readonly kind: 'protocol' | 'timeout' | 'network',
     message: string,
   ) {
@@ -168,12 +193,34 @@ class ReplyReader {
 const replyText = (r: SmtpReply) => `${r.code} ${r.lines.join(' / ')}`.slice(0, 300);
 
 /**
+ * The next reply within the stage's deadline (`ms`, when set) and the session's (`session`);
+ * a failure names the stage, a timeout says which deadline passed.
+ */
+async function replyWithin(
+  reader: ReplyReader,
+  stage: SmtpStage,
+  session: AbortSignal,
+  ms: number | undefined,
+): Promise<SmtpReply> {
+  const own = ms === undefined ? undefined : AbortSignal.timeout(ms);
+  try {
+    return await reader.next(own ? AbortSignal.any([session, own]) : session);
+  } catch (err) {
+    if (own?.aborted) throw new SmtpStageError(stage, 'timeout', `no complete reply within ${ms} ms`);
+    if (session.aborted) throw new SmtpStageError(stage, 'timeout', 'the session deadline passed');
+    const message = (err as Error).message;
+    throw new SmtpStageError(stage, message.startsWith('not an SMTP') ? 'protocol' : 'network', message);
+  }
+}
+
+/**
  * Probes one address of one MX host. Throws only UnsafeTargetError (refused
  * before any connection); everything the server does is in the result.
  */
 export async function probeSmtpStarttls(address: string, opts: SmtpProbeOptions): Promise<SmtpProbe> {
   const probe: SmtpProbe = { address, extensions: [], starttlsOffered: null, timings: [] };
-  let mark = performance.now();
+  const started = performance.now();
+  let mark = started;
   const lap = (stage: SmtpStage) => {
     const now = performance.now();
     probe.timings.push({ stage, ms: Math.round(now - mark) });
@@ -182,22 +229,19 @@ export async function probeSmtpStarttls(address: string, opts: SmtpProbeOptions)
 
   /** The SMTP stage in progress: a deadline can end it before its own error does. */
   let current: 'banner' | 'ehlo' | 'starttls' | undefined;
-  const beforeTls = async (tcp: Duplex, signal: AbortSignal) => {
+  // `session` is safeTlsConnect's signal: the session deadline (it started it with ours) and the caller's.
+  const beforeTls = async (tcp: Duplex, session: AbortSignal) => {
     lap('connect');
     const reader = new ReplyReader(tcp);
-    const step = async (stage: 'banner' | 'ehlo' | 'starttls', command?: string): Promise<SmtpReply> => {
+    const step = (stage: 'banner' | 'ehlo' | 'starttls', command?: string): Promise<SmtpReply> => {
       current = stage;
       if (command) tcp.write(`${command}\r\n`);
-      try {
-        return await reader.next(signal);
-      } catch (err) {
-        const kind = signal.aborted
-          ? 'timeout'
-          : (err as Error).message.startsWith('not an SMTP')
-            ? 'protocol'
-            : 'network';
-        throw new SmtpStageError(stage, kind, (err as Error).message);
-      }
+      return replyWithin(
+        reader,
+        stage,
+        session,
+        stage === 'banner' ? opts.bannerTimeoutMs : opts.replyTimeoutMs,
+      );
     };
     probe.banner = await step('banner');
     lap('banner');
@@ -212,7 +256,7 @@ export async function probeSmtpStarttls(address: string, opts: SmtpProbeOptions)
     probe.starttlsOffered = probe.extensions.includes('STARTTLS');
     if (!probe.starttlsOffered) {
       tcp.write('QUIT\r\n');
-      await reader.next(signal).catch(() => undefined);
+      await replyWithin(reader, 'starttls', session, opts.replyTimeoutMs).catch(() => undefined);
       throw new SmtpStageError('starttls', 'protocol', 'STARTTLS is not offered in the EHLO reply');
     }
     probe.starttls = await step('starttls', 'STARTTLS');
@@ -231,22 +275,22 @@ export async function probeSmtpStarttls(address: string, opts: SmtpProbeOptions)
 
   const afterHandshake = async (tls: TLSSocket) => {
     lap('tls handshake');
+    if (opts.otherNames?.length) probe.otherNames = verdictsFor(tls, opts.otherNames);
     const reader = new ReplyReader(tls);
-    const signal = AbortSignal.timeout(opts.timeoutMs);
+    // What is left of the session deadline: after TLS is inside it, not a second one.
+    const left = AbortSignal.timeout(Math.max(0, Math.floor(opts.timeoutMs - (performance.now() - started))));
+    const session = opts.signal ? AbortSignal.any([left, opts.signal]) : left;
     try {
       tls.write(`EHLO ${opts.heloName}\r\n`);
-      probe.ehloAfterTls = await reader.next(signal);
+      probe.ehloAfterTls = await replyWithin(reader, 'ehlo after tls', session, opts.replyTimeoutMs);
       lap('ehlo after tls');
       // Wait for the 221 (RFC 5321 §4.1.1.10): closing at once can drop the QUIT unsent, and the
       // server logs a lost connection instead of a clean end.
       tls.write('QUIT\r\n');
-      await reader.next(signal).catch(() => undefined);
+      await replyWithin(reader, 'ehlo after tls', session, opts.replyTimeoutMs).catch(() => undefined);
     } catch (err) {
-      probe.failure = {
-        stage: 'ehlo after tls',
-        kind: signal.aborted ? 'timeout' : 'network',
-        message: (err as Error).message,
-      };
+      const kind = err instanceof SmtpStageError ? err.kind : 'network';
+      probe.failure = { stage: 'ehlo after tls', kind, message: (err as Error).message };
     } finally {
       reader.detach();
     }
@@ -260,6 +304,7 @@ export async function probeSmtpStarttls(address: string, opts: SmtpProbeOptions)
       ...(opts.signal ? { signal: opts.signal } : {}),
       timeoutMs: opts.timeoutMs,
       ...(opts.connectTimeoutMs ? { connectTimeoutMs: opts.connectTimeoutMs } : {}),
+      ...(opts.handshakeTimeoutMs ? { handshakeTimeoutMs: opts.handshakeTimeoutMs } : {}),
       port: opts.port ?? SMTP_PORT,
       allowedPorts: [opts.port ?? SMTP_PORT],
       servername: opts.servername,
@@ -273,6 +318,23 @@ export async function probeSmtpStarttls(address: string, opts: SmtpProbeOptions)
     probe.failure = describe(err, current);
   }
   return probe;
+}
+
+/**
+ * What Node would have concluded for each name as the SNI name: the chain verified by
+ * OpenSSL (its verdict does not depend on the name), then the name checked against the leaf.
+ */
+function verdictsFor(tls: TLSSocket, names: readonly string[]): NameVerdict[] {
+  const chainError = tls.authorized ? null : String(tls.authorizationError);
+  // Node checks the name only once the chain verified: a name mismatch is the one error that says it did.
+  const chainVerified = chainError === null || chainError === 'ERR_TLS_CERT_ALTNAME_INVALID';
+  const leaf = tls.getPeerCertificate();
+  return names.map((name) => {
+    if (!chainVerified) return { name, authorized: false, authorizationError: chainError };
+    const mismatch = checkServerIdentity(name, leaf);
+    const error = mismatch ? ((mismatch as { code?: string }).code ?? mismatch.message) : null;
+    return { name, authorized: error === null, authorizationError: error };
+  });
 }
 
 function describe(err: unknown, smtpStage: SmtpStage | undefined): NonNullable<SmtpProbe['failure']> {

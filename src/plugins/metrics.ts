@@ -69,6 +69,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly liveProbesRejected = new Counter({
+    name: 'netdiag_live_probe_rejections_total',
+    help: 'Live probes refused a slot in time (MAX_LIVE_PROBES, MAX_SMTP_SESSIONS), their requests answered 503',
+    labelNames: ['limit'] as const,
+    registers: [this.registry],
+  });
+
   readonly shed = new Counter({
     name: 'netdiag_load_shed_total',
     help: 'Requests answered 503 because the event loop was saturated',

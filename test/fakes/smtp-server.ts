@@ -11,7 +11,13 @@
  * (refuses service in the greeting), `stall` (accepts, never greets),
  * `garbage` (a greeting that is not SMTP), `starttls-454` (offers it, then
  * refuses), `inject` (bytes after the 220 to STARTTLS), `handshake-fail`
- * (220, then closes instead of TLS).
+ * (220, then closes instead of TLS), `stall-handshake` (220, then never
+ * speaks TLS), `silent-after-tls` (completes TLS, then never answers).
+ *
+ * A tarpit paces its replies besides: `replyDelayMs` holds each plaintext
+ * reply (the banner included) that long, `trickleMs` sends it a byte at a time
+ * at that interval (no idle timer ever fires). `mx.connections` counts the
+ * connections open now and the most ever open at once.
  */
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
@@ -25,7 +31,16 @@ export type SmtpFault =
   | 'garbage'
   | 'starttls-454'
   | 'inject'
-  | 'handshake-fail';
+  | 'handshake-fail'
+  | 'stall-handshake'
+  | 'silent-after-tls';
+
+export interface SmtpBehaviour {
+  fault?: SmtpFault;
+  chain?: IssuedCert;
+  replyDelayMs?: number;
+  trickleMs?: number;
+}
 
 export interface FakeSmtpSession {
   /** Commands received, in order, as sent (without CRLF); TLS ones after "STARTTLS". */
@@ -39,7 +54,9 @@ export interface FakeSmtpServer {
   host: string;
   port: number;
   sessions: FakeSmtpSession[];
-  set(behaviour: { fault?: SmtpFault; chain?: IssuedCert }): void;
+  /** Connections open now and the most open at once since the start (or `resetPeak()`). */
+  connections: { readonly open: number; readonly peak: number; resetPeak(): void };
+  set(behaviour: SmtpBehaviour): void;
   close(): Promise<void>;
 }
 
@@ -55,12 +72,52 @@ export interface FakeSmtpOptions {
 export async function startFakeSmtpServer(opts: FakeSmtpOptions): Promise<FakeSmtpServer> {
   const name = opts.hostname ?? 'mx.fake.test';
   let fault: SmtpFault | undefined;
+  let pace: Pick<SmtpBehaviour, 'replyDelayMs' | 'trickleMs'> = {};
   let cert = opts.cert;
   const sessions: FakeSmtpSession[] = [];
   const sockets = new Set<Socket>();
+  let open = 0;
+  let peak = 0;
+
+  /**
+   * Counts a connection open from its accept until the peer is gone. The count goes up one
+   * turn late (setImmediate): a client that closes one session and opens the next has its
+   * FIN queued before its SYN, and a poll that sees both would otherwise count the new one
+   * before the old one's 'end' (emitted on the next tick), so a peak would read one too high.
+   */
+  const count = (socket: Socket): (() => void) => {
+    let state: 'pending' | 'open' | 'gone' = 'pending';
+    const gone = () => {
+      if (state === 'open') open--;
+      state = 'gone';
+    };
+    socket.once('end', gone);
+    socket.once('close', gone);
+    // Flowing, so the peer's FIN is read even where the fake reads nothing (`stall`).
+    socket.resume();
+    setImmediate(() => {
+      if (state !== 'pending') return;
+      state = 'open';
+      peak = Math.max(peak, ++open);
+    });
+    return gone;
+  };
+
+  /** Writes a reply as the tarpit settings say: after a delay, a byte at a time, or at once. */
+  const send = async (stream: Socket | TLSSocket, text: string): Promise<void> => {
+    const { replyDelayMs, trickleMs } = pace;
+    if (replyDelayMs) await sleep(replyDelayMs);
+    if (!trickleMs) return void (stream.destroyed || stream.write(text));
+    for (const byte of text) {
+      if (stream.destroyed) return;
+      stream.write(byte);
+      await sleep(trickleMs);
+    }
+  };
 
   const serve = (socket: Socket) => {
     sockets.add(socket);
+    const gone = count(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
     const session: FakeSmtpSession = { commands: [], tls: false };
@@ -70,11 +127,23 @@ export async function startFakeSmtpServer(opts: FakeSmtpOptions): Promise<FakeSm
     if (fault === 'banner-421') return void socket.end(`421 4.3.2 ${name} Service not available\r\n`);
     if (fault === 'banner-554')
       return void socket.end(`554-${name} no SMTP service here\r\n554 5.3.2 go away\r\n`);
-    socket.write(`220 ${name} ESMTP fake\r\n`);
-    converse(socket, session, false);
+    // Replies go out in order however they are paced; commands are read as they come.
+    let replies = send(socket, `220 ${name} ESMTP fake\r\n`);
+    converse(socket, session, false, gone, (text, then) => {
+      replies = replies.then(() => send(socket, text)).then(then);
+    });
   };
 
-  const converse = (stream: Socket | TLSSocket, session: FakeSmtpSession, secure: boolean) => {
+  const converse = (
+    stream: Socket | TLSSocket,
+    session: FakeSmtpSession,
+    secure: boolean,
+    gone: () => void,
+    reply: (text: string, then?: () => void) => void = (text, then) => {
+      stream.write(text);
+      then?.();
+    },
+  ) => {
     let buffer = '';
     const onData = (chunk: Buffer) => {
       buffer += chunk.toString('latin1');
@@ -84,29 +153,34 @@ export async function startFakeSmtpServer(opts: FakeSmtpOptions): Promise<FakeSm
         buffer = buffer.slice(end + 2);
         session.commands.push(line);
         const verb = line.split(' ')[0]!.toUpperCase();
-        if (verb === 'EHLO') {
+        if (secure && fault === 'silent-after-tls') {
+          // Reads on, answers nothing: the client's deadline is all that ends the session.
+        } else if (verb === 'EHLO') {
           const starttls = !secure && fault !== 'no-starttls';
-          stream.write(
+          reply(
             `250-${name} greets ${line.slice(5)}\r\n250-PIPELINING\r\n250-SIZE 52428800\r\n` +
               (starttls ? '250-STARTTLS\r\n' : '') +
               '250 8BITMIME\r\n',
           );
         } else if (verb === 'STARTTLS' && !secure) {
           if (fault === 'starttls-454') {
-            stream.write('454 4.7.0 TLS not available due to local problem\r\n');
+            reply('454 4.7.0 TLS not available due to local problem\r\n');
           } else if (fault === 'handshake-fail') {
-            stream.end('220 2.0.0 Ready to start TLS\r\n');
+            reply('220 2.0.0 Ready to start TLS\r\n', () => stream.end());
           } else {
-            stream.write(`220 2.0.0 Ready to start TLS\r\n${fault === 'inject' ? '250 injected\r\n' : ''}`);
+            // The client sends its ClientHello only once it has read the 220: nothing is lost meanwhile.
             stream.off('data', onData);
-            upgrade(stream as Socket, session);
+            reply(`220 2.0.0 Ready to start TLS\r\n${fault === 'inject' ? '250 injected\r\n' : ''}`, () => {
+              if (fault === 'stall-handshake') stream.resume();
+              else upgrade(stream as Socket, session, gone);
+            });
             return;
           }
         } else if (verb === 'QUIT') {
-          stream.end('221 2.0.0 Bye\r\n');
+          reply('221 2.0.0 Bye\r\n', () => stream.end());
           return;
         } else {
-          stream.write('502 5.5.2 Command not recognized\r\n');
+          reply('502 5.5.2 Command not recognized\r\n');
         }
         end = buffer.indexOf('\r\n');
       }
@@ -114,7 +188,7 @@ export async function startFakeSmtpServer(opts: FakeSmtpOptions): Promise<FakeSm
     stream.on('data', onData);
   };
 
-  const upgrade = (socket: Socket, session: FakeSmtpSession) => {
+  const upgrade = (socket: Socket, session: FakeSmtpSession, gone: () => void) => {
     const tls = new TLSSocket(socket, {
       isServer: true,
       key: cert.keyPem,
@@ -125,11 +199,14 @@ export async function startFakeSmtpServer(opts: FakeSmtpOptions): Promise<FakeSm
       },
     });
     tls.on('error', () => undefined);
+    // The TLS socket takes the connection over: the peer's leaving shows on it.
+    tls.once('end', gone);
+    tls.once('close', gone);
     tls.once('secure', () => {
       session.tls = true;
       session.commands.push('(tls)');
     });
-    converse(tls, session, true);
+    converse(tls, session, true, gone);
   };
 
   const server: Server = createServer(serve);
@@ -142,8 +219,20 @@ export async function startFakeSmtpServer(opts: FakeSmtpOptions): Promise<FakeSm
     host: address.address,
     port: address.port,
     sessions,
+    connections: {
+      get open() {
+        return open;
+      },
+      get peak() {
+        return peak;
+      },
+      resetPeak() {
+        peak = open;
+      },
+    },
     set(b) {
       fault = b.fault;
+      pace = { replyDelayMs: b.replyDelayMs, trickleMs: b.trickleMs };
       if (b.chain) cert = b.chain;
     },
     close: () =>
@@ -153,3 +242,5 @@ export async function startFakeSmtpServer(opts: FakeSmtpOptions): Promise<FakeSm
       }),
   };
 }
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

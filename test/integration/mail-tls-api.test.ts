@@ -4,14 +4,15 @@
  * no other), with test-CA certificates for their MX names. Each scenario is a
  * domain a mail admin meets in the world: all good with DANE, a TLSA record
  * left stale after a certificate change, no STARTTLS, a private MX address,
- * a null MX.
+ * a null MX; ten MX names on one server (issue 29 F3) and a tarpit under a
+ * flood of requests (F2).
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
 import { type FakeRecord, testZone } from '../fakes/dns-zones.js';
 import { type HttpTarget, startHttpTarget } from '../fakes/http-targets.js';
-import { type FakeSmtpServer, startFakeSmtpServer } from '../fakes/smtp-server.js';
+import { type FakeSmtpServer, type SmtpBehaviour, startFakeSmtpServer } from '../fakes/smtp-server.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import { buildTestApp } from '../helper.js';
 
@@ -19,15 +20,22 @@ let dns: FakeDnsServer;
 let sts: HttpTarget;
 let caPem: string;
 const servers: FakeSmtpServer[] = [];
+/** Ten MX names on one server; its certificate names the first nine (F3). */
+let shared: FakeSmtpServer;
+/** Answers slowly, then goes silent after TLS (F2). */
+let tarpit: FakeSmtpServer;
+const SHARED_NAMES = Array.from({ length: 10 }, (_, i) => `mx${i}.shared.mailtls.test`);
+const TARPIT_DOMAINS = Array.from({ length: 200 }, (_, i) => `t${i}.tarpit.mailtls.test`);
 
-/** A fake mail server on the first free 127.0.0.x:25. */
-async function mailServer(name: string, fault?: Parameters<FakeSmtpServer['set']>[0]['fault']) {
+/** A fake mail server on the first free 127.0.0.x:25, with a certificate for `names`. */
+async function mailServer(names: string | string[], fault?: SmtpBehaviour['fault']) {
   const pki = await getTestPki();
-  const cert = await pki.issue({ dnsNames: [name] });
+  const dnsNames = typeof names === 'string' ? [names] : names;
+  const cert = await pki.issue({ dnsNames });
   for (let i = 0; i < 200; i++) {
     const host = `127.0.0.${40 + ((process.pid + i) % 200)}`;
     try {
-      const server = await startFakeSmtpServer({ cert, host, port: 25, hostname: name });
+      const server = await startFakeSmtpServer({ cert, host, port: 25, hostname: dnsNames[0] });
       if (fault) server.set({ fault });
       servers.push(server);
       return { server, cert };
@@ -70,6 +78,9 @@ beforeAll(async () => {
   const stale = await mailServer('mx1.stale.mailtls.test');
   const plain = await mailServer('mx1.plain.mailtls.test', 'no-starttls');
   const old = await (await getTestPki()).issue({ dnsNames: ['mx1.stale.mailtls.test'] });
+  shared = (await mailServer(SHARED_NAMES.slice(0, 9))).server;
+  tarpit = (await mailServer('mx.tarpit.mailtls.test')).server;
+  tarpit.set({ fault: 'silent-after-tls', replyDelayMs: 200 });
   sts = await startHttpTarget({
     protocol: 'https',
     names: Object.keys(POLICIES).map((d) => `mta-sts.${d}`),
@@ -99,6 +110,12 @@ beforeAll(async () => {
           mx('nullmx.mailtls.test', '.', 0),
           // No MX: the domain itself is the mail host (RFC 5321 §5.1).
           a('implicit.mailtls.test', good.server.host),
+          ...SHARED_NAMES.flatMap((name, i) => [
+            mx('shared.mailtls.test', name, 10 + i),
+            a(name, shared.host),
+          ]),
+          a('mx.tarpit.mailtls.test', tarpit.host),
+          ...TARPIT_DOMAINS.map((d) => mx(d, 'mx.tarpit.mailtls.test')),
           ...Object.keys(POLICIES).flatMap((d) => [
             mx(d, 'mx1.good.mailtls.test'),
             txt(`_mta-sts.${d}`, 'v=STSv1; id=20261124'),
@@ -252,5 +269,89 @@ describe('GET /api/mail-tls', () => {
     const res = await mailTls('not a domain');
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toMatch(/domain/);
+  });
+});
+
+describe('F3: one SMTP session per distinct address', () => {
+  it('ten MX names on one address cost that server one session, reported under every name', async () => {
+    const before = shared.sessions.length;
+    const body = (await mailTls('shared.mailtls.test')).json();
+    expect(shared.sessions.length - before).toBe(1);
+    expect(body.hosts.map((h: { host: string }) => h.host)).toEqual(SHARED_NAMES);
+    // One session, one SNI: the most preferred name; the certificate judged for each name.
+    expect(shared.sessions.at(-1)?.servername).toBe(SHARED_NAMES[0]);
+    for (const [i, host] of body.hosts.entries()) {
+      expect(host.addresses).toHaveLength(1);
+      const [address] = host.addresses;
+      expect(address.address).toBe(shared.host);
+      expect(address.smtp.starttls_offered).toBe(true);
+      const covered = i < 9;
+      expect(address.tls.host).toBe(SHARED_NAMES[i]);
+      expect(address.tls.connection).toMatchObject({
+        sni: SHARED_NAMES[0],
+        authorized: covered,
+        hostname_matches: covered,
+      });
+      expect(address.status).toBe(covered ? 'pass' : 'warn');
+    }
+  });
+});
+
+describe('F2: a service-wide bound on SMTP sessions', () => {
+  it('200 concurrent requests against a tarpit hold at most MAX_SMTP_SESSIONS sockets; the excess is answered 503 with Retry-After; /api/dns keeps answering', async () => {
+    const bound = 4;
+    const server = await app({
+      maxSmtpSessions: bound,
+      // A session of the tarpit: 3 replies 200 ms late, then silence until the 1 s reply deadline.
+      providerTimeoutMs: 1_000,
+      rateLimitGeneral: { points: 10_000, seconds: 60 },
+      rateLimitExpensive: { points: 10_000, seconds: 60 },
+      // Over TCP: 200 requests' worth of queries at once would overflow a UDP socket's buffer.
+      dnsResolvers: [dns.tcp],
+    });
+    tarpit.connections.resetPeak();
+    const storm = TARPIT_DOMAINS.map((domain) => server.inject({ url: '/api/mail-tls', query: { domain } }));
+    await expect.poll(() => tarpit.connections.open, { timeout: 10_000, interval: 20 }).toBeGreaterThan(0);
+
+    const started = performance.now();
+    const lookup = await server.inject({
+      url: '/api/dns',
+      query: { target: 'good.mailtls.test', type: 'MX' },
+    });
+    const lookupMs = performance.now() - started;
+    const answers = await Promise.all(storm);
+
+    expect(lookup.statusCode, lookup.body).toBe(200);
+    // Its usual time is milliseconds; the bug held it for seconds, or shed it with a 503.
+    expect(lookupMs).toBeLessThan(2_000);
+    expect(tarpit.connections.peak).toBeGreaterThan(0);
+    expect(tarpit.connections.peak).toBeLessThanOrEqual(bound);
+
+    const refused = answers.filter((r) => r.statusCode === 503);
+    const answered = answers.filter((r) => r.statusCode === 200);
+    expect(refused.length + answered.length).toBe(TARPIT_DOMAINS.length);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(answered.length).toBeGreaterThanOrEqual(bound);
+    for (const res of refused) {
+      expect(res.json()).toMatchObject({
+        code: 'unavailable',
+        error: expect.stringMatching(/MAX_SMTP_SESSIONS/),
+      });
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.headers['cache-control']).toBe('no-store');
+    }
+    // The sessions that ran ended at the reply deadline after TLS, as timeouts.
+    for (const res of answered) {
+      expect(res.json().hosts[0].addresses[0].smtp.failure).toMatchObject({
+        stage: 'ehlo after tls',
+        kind: 'timeout',
+      });
+    }
+
+    // A refusal is not cached: the same domain asked again is probed, now that slots are free.
+    const domain = TARPIT_DOMAINS[answers.findIndex((r) => r.statusCode === 503)]!;
+    const again = await server.inject({ url: '/api/mail-tls', query: { domain } });
+    expect(again.statusCode).toBe(200);
+    expect(again.headers['x-service-cache']).toBe('MISS');
   });
 });

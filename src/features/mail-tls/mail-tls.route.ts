@@ -7,8 +7,12 @@ import { errorResponses } from '../shared.schema.js';
 import { MailTlsQuerySchema, MailTlsResponseSchema } from './mail-tls.schema.js';
 import { lookupMailTls } from './mail-tls.service.js';
 
-/** An SMTP session may be slow to greet (greylisting, postscreen pauses): three provider timeouts. */
-const SESSION_TIMEOUTS = 3;
+/**
+ * One SMTP session's deadlines, in provider timeouts (PROVIDER_TIMEOUT_MS, 5 s by default): the
+ * whole session, connect to QUIT, three (15 s), which no server can stretch; the banner two
+ * (greeting pauses such as postscreen's 6 s); the connect, each reply and the handshake one.
+ */
+const SESSION_TIMEOUTS = { session: 3, banner: 2, stage: 1 };
 
 export default async function mailTlsRoutes(base: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
@@ -21,8 +25,13 @@ export default async function mailTlsRoutes(base: FastifyInstance, { ctx }: { ct
     clock: ctx.clock,
     heloName: config.smtpHeloName,
     enabled: config.mailTlsEnabled,
-    timeoutMs: config.providerTimeoutMs * SESSION_TIMEOUTS,
-    connectTimeoutMs: config.providerTimeoutMs,
+    deadlines: {
+      timeoutMs: config.providerTimeoutMs * SESSION_TIMEOUTS.session,
+      bannerTimeoutMs: config.providerTimeoutMs * SESSION_TIMEOUTS.banner,
+      connectTimeoutMs: config.providerTimeoutMs * SESSION_TIMEOUTS.stage,
+      replyTimeoutMs: config.providerTimeoutMs * SESSION_TIMEOUTS.stage,
+      handshakeTimeoutMs: config.providerTimeoutMs * SESSION_TIMEOUTS.stage,
+    },
   };
   app.get(
     '/api/mail-tls',
@@ -36,11 +45,14 @@ export default async function mailTlsRoutes(base: FastifyInstance, { ctx }: { ct
           'and at most one IPv4 and one IPv6 address of it, concurrently: a private or special-use address is ' +
           'reported as refused and never contacted; otherwise an SMTP session on port 25 (banner, EHLO, STARTTLS, ' +
           'the TLS handshake with SNI = the MX host, EHLO again, QUIT; never MAIL FROM or RCPT: no mail is ' +
-          'attempted), the certificate judged as GET /api/tls judges it for the MX host name, DANE (RFC 7672) ' +
+          'attempted), one per distinct address: hosts sharing an address share its session (SNI = the first of ' +
+          'them, `tls.connection.sni`), reported under each. The certificate is judged as GET /api/tls judges it ' +
+          'for each MX host name, DANE (RFC 7672) ' +
           'against the chain as sent when the TLSA answer validated, whether a sender applying the domain’s ' +
           'MTA-STS policy would deliver, and FCrDNS. A connect timeout on every host is reported as such (the ' +
           'likely cause is this service’s own outbound port 25 being blocked). Expensive (6 / 60 s); cached 10 ' +
-          'minutes. 503 when the operator turned it off (MAIL_TLS_ENABLED=false).',
+          'minutes. 503 when the operator turned it off (MAIL_TLS_ENABLED=false), or with Retry-After when the ' +
+          'service is running as many SMTP sessions as it allows (MAX_SMTP_SESSIONS) and none freed in time.',
         querystring: MailTlsQuerySchema,
         response: { 200: MailTlsResponseSchema, ...errorResponses(400, 429, 502, 503) },
       },

@@ -4,21 +4,21 @@
  * RFC 5321 §5.1 when there is none) and at most one IPv4 and one IPv6 address
  * of it, all at once with one deadline each: the address checked by outbound
  * safety (a private one is reported as refused, never contacted), an SMTP
- * STARTTLS session on port 25 (net/smtp-starttls.ts), the certificate judged
- * as GET /api/tls judges it for the MX host name, DANE against the chain as
- * sent, the MTA-STS policy's verdict for the host, and FCrDNS.
+ * STARTTLS session on port 25 (net/smtp-starttls.ts), one per distinct
+ * address however many hosts point there (addresses.ts), the certificate
+ * judged as GET /api/tls judges it for the MX host name, DANE against the
+ * chain as sent, the MTA-STS policy's verdict for the host, and FCrDNS.
+ * Sessions are bounded service-wide (net/outbound.ts): when none can be had
+ * in time the request fails 503 with Retry-After, and is not cached.
  *
  * Cached 10 minutes; not when a DNS lookup failed or no host could be reached
  * (the usual cause is this service's own outbound port 25 being blocked).
  */
 import { type CachedLoader, type Freshness, freshness } from '../../cache/cached.js';
 import { AppError } from '../../errors.js';
-import { UnsafeTargetError } from '../../net/errors.js';
 import { normalizeDomain } from '../../net/names.js';
-import type { Outbound } from '../../net/outbound.js';
-import { SMTP_PORT, type SmtpProbe } from '../../net/smtp-starttls.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
-import { createMailDns, reverseNames, type TrackedMailDns } from '../email/mail-dns.js';
+import { createMailDns, type TrackedMailDns } from '../email/mail-dns.js';
 import {
   evaluateMtaSts,
   MTA_STS_MAX_BYTES,
@@ -31,44 +31,20 @@ import { sortMx } from '../email/mx.js';
 import type { ResourceFetcher } from '../email/resource-fetcher.js';
 import { smtpTlsaName } from '../email/tlsa.js';
 import { type Finding, finding } from '../email/types.js';
-import { NAMES_PER_LOOKUP_LIMIT } from '../spf/spf-types.js';
-import { CertificateParseError } from '../tls/certificate.js';
-import type { TlsEvidence } from '../tls/tls.schema.js';
-import { sentList, tlsEvidence } from '../tls/tls.service.js';
-import { evaluateDane } from './dane.js';
-import type {
-  MailTlsAddress,
-  MailTlsDane,
-  MailTlsHost,
-  MailTlsQuery,
-  MailTlsResponse,
-} from './mail-tls.schema.js';
-import {
-  addressFindings,
-  addressStatus,
-  domainStatus,
-  hostStatus,
-  portBlocked,
-  summarize,
-  worstDane,
-} from './verdicts.js';
+import { type RequestSessions, type SessionDeps, startSessions } from './addresses.js';
+import type { MailTlsDane, MailTlsHost, MailTlsQuery, MailTlsResponse } from './mail-tls.schema.js';
+import { addressFindings, domainStatus, hostStatus, portBlocked, summarize, worstDane } from './verdicts.js';
 
 export const MAIL_TLS_TTL = 600;
 /** RFC 5321 does not bound MX sets; ten hosts is more than any real domain and bounds our connections. */
 export const MAX_MX_HOSTS = 10;
 
-export interface MailTlsDeps {
+export interface MailTlsDeps extends SessionDeps {
   dns: Pick<DnsResolver, 'resolve'>;
-  outbound: Pick<Outbound, 'probeSmtpStarttls'>;
   fetcher: ResourceFetcher;
   loader: Pick<CachedLoader, 'load'>;
   clock: () => number;
-  heloName: string;
   enabled: boolean;
-  /** Deadline of one SMTP session up to the end of the handshake. */
-  timeoutMs: number;
-  /** Deadline of the TCP connect alone: where port 25 is blocked, the answer must come quickly. */
-  connectTimeoutMs: number;
 }
 
 export async function lookupMailTls(
@@ -150,7 +126,13 @@ async function checkMailTls(
     mxHosts: hosts.map((h) => h.host),
   });
 
-  const tested = await Promise.all(hosts.map((h) => testHost(deps, dns, h, sts, now)));
+  const resolved = await Promise.all(hosts.map((h) => hostAddresses(dns, h)));
+  const sessions = startSessions(
+    deps,
+    dns,
+    resolved.map((r) => ({ host: r.host, addresses: r.picked.map((p) => p.address) })),
+  );
+  const tested = await Promise.all(resolved.map((r) => testHost(r, sessions, sts, now)));
   const findings: Finding[] = [];
   const anyAddress = tested.some((h) => h.addresses.length > 0);
   if (implicit && !anyAddress) {
@@ -215,28 +197,43 @@ function stsView(sts: MtaStsEvaluation): MailTlsResponse['mta_sts'] {
   return { mode: sts.policy?.mode ?? null, mx: sts.policy?.mx ?? [], state: sts.state };
 }
 
-async function testHost(
-  deps: MailTlsDeps,
+/** A host's addresses to contact and its TLSA answer. */
+interface HostAddresses {
+  host: string;
+  preference: number | null;
+  /** At most one address of each family: enough to see both paths a sender may take. */
+  picked: { address: string; family: 4 | 6 }[];
+  /** The A or AAAA lookup failed (rather than finding nothing). */
+  lookupFailed: boolean;
+  tlsa: Awaited<ReturnType<TrackedMailDns['tlsa']>>;
+}
+
+async function hostAddresses(
   dns: TrackedMailDns,
   { host, preference }: { host: string; preference: number | null },
-  sts: MtaStsEvaluation,
-  now: () => Date,
-): Promise<MailTlsHost> {
-  const findings: Finding[] = [];
-  const tlsaName = smtpTlsaName(host);
-  const [a, aaaa, tlsa] = await Promise.all([dns.a(host), dns.aaaa(host), dns.tlsa(tlsaName)]);
-  // At most one address of each family: enough to see both paths a sender may take.
+): Promise<HostAddresses> {
+  const [a, aaaa, tlsa] = await Promise.all([dns.a(host), dns.aaaa(host), dns.tlsa(smtpTlsaName(host))]);
   const picked = [
     ...(a.kind === 'answer' ? a.records.slice(0, 1).map((address) => ({ address, family: 4 as const })) : []),
     ...(aaaa.kind === 'answer'
       ? aaaa.records.slice(0, 1).map((address) => ({ address, family: 6 as const }))
       : []),
   ];
+  return { host, preference, picked, lookupFailed: a.kind === 'error' || aaaa.kind === 'error', tlsa };
+}
+
+async function testHost(
+  { host, preference, picked, lookupFailed, tlsa }: HostAddresses,
+  sessions: RequestSessions,
+  sts: MtaStsEvaluation,
+  now: () => Date,
+): Promise<MailTlsHost> {
+  const findings: Finding[] = [];
   if (picked.length === 0) {
     findings.push(
       finding(
         'error',
-        a.kind === 'error' || aaaa.kind === 'error'
+        lookupFailed
           ? `The address lookup for ${host} failed: senders cannot reach it now.`
           : `${host} has no A or AAAA record: senders cannot deliver to it.`,
         'RFC 5321 §5.1',
@@ -244,7 +241,7 @@ async function testHost(
     );
   }
   const addresses = await Promise.all(
-    picked.map((p) => testAddress(deps, dns, host, p.address, p.family, tlsa, now)),
+    picked.map((p) => sessions.judge(host, p.address, p.family, tlsa, now)),
   );
   const policyMode = sts.state === 'policy' ? (sts.policy?.mode ?? null) : null;
   const matches =
@@ -277,78 +274,4 @@ async function testHost(
     mta_sts: { mode: policyMode, matches_policy: matches, deliverable },
     findings: [...findings, ...(dane?.findings ?? []), ...addresses.flatMap((x) => addressFindings(host, x))],
   };
-}
-
-async function testAddress(
-  deps: MailTlsDeps,
-  dns: TrackedMailDns,
-  host: string,
-  address: string,
-  family: 4 | 6,
-  tlsa: Parameters<typeof evaluateDane>[0]['tlsa'],
-  now: () => Date,
-): Promise<MailTlsAddress> {
-  const ptrPromise = forwardConfirmed(dns, address);
-  let probe: SmtpProbe;
-  try {
-    probe = await deps.outbound.probeSmtpStarttls(address, {
-      servername: host,
-      heloName: deps.heloName,
-      timeoutMs: deps.timeoutMs,
-      connectTimeoutMs: deps.connectTimeoutMs,
-    });
-  } catch (err) {
-    if (!(err instanceof UnsafeTargetError)) throw err;
-    const { ptr, fcrdns } = await ptrPromise;
-    return {
-      address,
-      family,
-      status: 'refused',
-      refused_reason: err.message,
-      ptr,
-      fcrdns,
-      smtp: null,
-      tls: null,
-      dane: null,
-    };
-  }
-  // DANE matches the certificates as the server sent them (RFC 7672 §3.1); Node's reconstruction only when unreadable.
-  const sent = probe.handshake ? sentList(probe.handshake) : undefined;
-  const chain = probe.handshake ? (sent ?? probe.handshake.peerChain) : undefined;
-  let tls: TlsEvidence | null = null;
-  if (probe.handshake && probe.handshake.peerChain.length > 0) {
-    try {
-      tls = tlsEvidence(probe.handshake, { host, port: SMTP_PORT, sni: host, now: now() }, sent);
-    } catch (err) {
-      if (!(err instanceof CertificateParseError)) throw err;
-    }
-  }
-  const dane = evaluateDane({ host, tlsa, chain, now: now() });
-  const { ptr, fcrdns } = await ptrPromise;
-  return {
-    address,
-    family,
-    status: addressStatus(probe, tls, dane),
-    ptr,
-    fcrdns,
-    smtp: {
-      banner: probe.banner ?? null,
-      ehlo_extensions: probe.extensions,
-      starttls_offered: probe.starttlsOffered,
-      ehlo_after_tls: probe.ehloAfterTls ?? null,
-      timings: probe.timings,
-      ...(probe.failure ? { failure: probe.failure } : {}),
-    },
-    tls,
-    dane,
-  };
-}
-
-/** PTR names of the address, and whether one of them resolves back to it (FCrDNS); null when the PTR lookup failed. */
-async function forwardConfirmed(
-  dns: TrackedMailDns,
-  address: string,
-): Promise<{ ptr: string[]; fcrdns: boolean | null }> {
-  const found = await reverseNames(dns, address, NAMES_PER_LOOKUP_LIMIT);
-  return found ? { ptr: found.names, fcrdns: found.confirmed.length > 0 } : { ptr: [], fcrdns: null };
 }

@@ -30,6 +30,8 @@ describe('loadConfig', () => {
     expect(config.providerTimeoutMs).toBe(5000);
     expect(config.rateLimitGeneral).toEqual({ points: 30, seconds: 60 });
     expect(config.rateLimitExpensive).toEqual({ points: 6, seconds: 60 });
+    expect(config.maxLiveProbes).toBe(128);
+    expect(config.maxSmtpSessions).toBe(32);
     expect(config.sessionSecret.length).toBeGreaterThanOrEqual(32);
     expect(config.sessionSecretConfigured).toBe(false);
     expect(Object.isFrozen(config)).toBe(true);
@@ -69,6 +71,8 @@ describe('loadConfig', () => {
       CHALLENGE_EXEMPT_CIDRS: '198.51.100.0/24, 2001:db8::1',
       RATE_LIMIT_GENERAL: '100/10',
       RATE_LIMIT_EXPENSIVE: '10/10',
+      MAX_LIVE_PROBES: '64',
+      MAX_SMTP_SESSIONS: '8',
     });
     expect(config.trustProxy).toEqual(['10.0.0.0/8', '192.168.0.1']);
     expect(config.dnsResolvers).toHaveLength(4);
@@ -81,6 +85,8 @@ describe('loadConfig', () => {
     expect(config.webConcurrency).toBe(4);
     expect(config.sessionSecretConfigured).toBe(true);
     expect(config.rateLimitGeneral).toEqual({ points: 100, seconds: 10 });
+    expect(config.maxLiveProbes).toBe(64);
+    expect(config.maxSmtpSessions).toBe(8);
   });
 
   it.each([
@@ -117,6 +123,10 @@ describe('loadConfig', () => {
     [{ MAX_CONNECTIONS_PER_IP: '-1' }, 'MAX_CONNECTIONS_PER_IP'],
     [{ METRICS_PORT: '8080' }, 'METRICS_PORT'],
     [{ METRICS_PORT: '70000' }, 'METRICS_PORT'],
+    // Issue 29 F2: a bound of none is no bound; an SMTP bound above the live-probe bound is never reached.
+    [{ MAX_LIVE_PROBES: '0' }, 'MAX_LIVE_PROBES'],
+    [{ MAX_SMTP_SESSIONS: 'many' }, 'MAX_SMTP_SESSIONS'],
+    [{ MAX_SMTP_SESSIONS: '200' }, 'MAX_SMTP_SESSIONS'],
   ])('rejects %o naming %s', (env, variable) => {
     const err = errorFor(env as Record<string, string>);
     expect(err.variable).toBe(variable);
