@@ -12,7 +12,9 @@
  * `garbage` (a greeting that is not SMTP), `starttls-454` (offers it, then
  * refuses), `inject` (bytes after the 220 to STARTTLS), `handshake-fail`
  * (220, then closes instead of TLS), `stall-handshake` (220, then never
- * speaks TLS), `silent-after-tls` (completes TLS, then never answers).
+ * speaks TLS), `silent-after-tls` (completes TLS, then never answers),
+ * `huge-replies` (a banner and EHLO replies of 199 lines of 4 000 octets each:
+ * as much as a probe reads before it calls a reply garbage).
  *
  * A tarpit paces its replies besides: `replyDelayMs` holds each plaintext
  * reply (the banner included) that long, `trickleMs` sends it a byte at a time
@@ -33,7 +35,12 @@ export type SmtpFault =
   | 'inject'
   | 'handshake-fail'
   | 'stall-handshake'
-  | 'silent-after-tls';
+  | 'silent-after-tls'
+  | 'huge-replies';
+
+/** 199 continuation lines of 4 000 octets and the last one: a reply just under the probe's limits. */
+const huge = (code: number, last: string) =>
+  `${Array.from({ length: 199 }, (_, i) => `${code}-X${i}${'x'.repeat(3_995)}\r\n`).join('')}${code} ${last}\r\n`;
 
 export interface SmtpBehaviour {
   fault?: SmtpFault;
@@ -128,7 +135,10 @@ export async function startFakeSmtpServer(opts: FakeSmtpOptions): Promise<FakeSm
     if (fault === 'banner-554')
       return void socket.end(`554-${name} no SMTP service here\r\n554 5.3.2 go away\r\n`);
     // Replies go out in order however they are paced; commands are read as they come.
-    let replies = send(socket, `220 ${name} ESMTP fake\r\n`);
+    let replies = send(
+      socket,
+      fault === 'huge-replies' ? huge(220, `${name} ESMTP fake`) : `220 ${name} ESMTP fake\r\n`,
+    );
     converse(socket, session, false, gone, (text, then) => {
       replies = replies.then(() => send(socket, text)).then(then);
     });
@@ -155,6 +165,8 @@ export async function startFakeSmtpServer(opts: FakeSmtpOptions): Promise<FakeSm
         const verb = line.split(' ')[0]!.toUpperCase();
         if (secure && fault === 'silent-after-tls') {
           // Reads on, answers nothing: the client's deadline is all that ends the session.
+        } else if (verb === 'EHLO' && fault === 'huge-replies') {
+          reply(huge(250, secure ? '8BITMIME' : 'STARTTLS'));
         } else if (verb === 'EHLO') {
           const starttls = !secure && fault !== 'no-starttls';
           reply(

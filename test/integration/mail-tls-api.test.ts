@@ -81,6 +81,7 @@ beforeAll(async () => {
   shared = (await mailServer(SHARED_NAMES.slice(0, 9))).server;
   tarpit = (await mailServer('mx.tarpit.mailtls.test')).server;
   tarpit.set({ fault: 'silent-after-tls', replyDelayMs: 200 });
+  const loud = await mailServer('mx1.loud.mailtls.test', 'huge-replies');
   sts = await startHttpTarget({
     protocol: 'https',
     names: Object.keys(POLICIES).map((d) => `mta-sts.${d}`),
@@ -115,6 +116,8 @@ beforeAll(async () => {
             a(name, shared.host),
           ]),
           a('mx.tarpit.mailtls.test', tarpit.host),
+          mx('loud.mailtls.test', 'mx1.loud.mailtls.test'),
+          a('mx1.loud.mailtls.test', loud.server.host),
           ...TARPIT_DOMAINS.map((d) => mx(d, 'mx.tarpit.mailtls.test')),
           ...Object.keys(POLICIES).flatMap((d) => [
             mx(d, 'mx1.good.mailtls.test'),
@@ -269,6 +272,22 @@ describe('GET /api/mail-tls', () => {
     const res = await mailTls('not a domain');
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toMatch(/domain/);
+  });
+});
+
+describe('issue 29: what a server says is shown bounded', () => {
+  it('a banner and EHLO replies of 200 lines of 4 000 octets: 30 lines each, cut at 512', async () => {
+    const res = await mailTls('loud.mailtls.test');
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    const { smtp } = res.json().hosts[0].addresses[0];
+    expect(smtp.starttls_offered).toBe(true);
+    for (const reply of [smtp.banner, smtp.ehlo_after_tls]) {
+      expect(reply.lines).toHaveLength(30);
+      expect(Math.max(...reply.lines.map((l: string) => l.length))).toBe(512);
+    }
+    expect(smtp.ehlo_extensions).toHaveLength(30);
+    // Unbounded, the three replies alone were 2.4 MB for one address.
+    expect(res.rawPayload.length).toBeLessThan(100_000);
   });
 });
 

@@ -7,8 +7,9 @@
  * of 51 KB were a 9 MB answer before. The verdicts are decided on the whole
  * tree (spf.ts); only what is shown is cut.
  */
+
+import { clip } from '../../text.js';
 import { TRACE_LIMITS } from '../spf/spf-types.js';
-import { clip } from '../spf/trace.js';
 import type { SpfPermerrorPoint } from './spf-stop.js';
 import type { SpfNode } from './spf-tree.js';
 

@@ -19,7 +19,8 @@
  */
 import { UnsafeTargetError } from '../../net/errors.js';
 import type { Outbound } from '../../net/outbound.js';
-import { SMTP_PORT, type SmtpProbe, type SmtpProbeOptions } from '../../net/smtp-starttls.js';
+import { SMTP_PORT, type SmtpProbe, type SmtpProbeOptions, type SmtpReply } from '../../net/smtp-starttls.js';
+import { clip } from '../../text.js';
 import { reverseNames, type TrackedMailDns } from '../email/mail-dns.js';
 import { NAMES_PER_LOOKUP_LIMIT } from '../spf/spf-types.js';
 import { CertificateParseError } from '../tls/certificate.js';
@@ -155,16 +156,29 @@ function judged(
     ptr,
     fcrdns,
     smtp: {
-      banner: probe.banner ?? null,
-      ehlo_extensions: probe.extensions,
+      banner: shownReply(probe.banner),
+      ehlo_extensions: probe.extensions.slice(0, SHOWN.lines).map((k) => clip(k, SHOWN.keyword)),
       starttls_offered: probe.starttlsOffered,
-      ehlo_after_tls: probe.ehloAfterTls ?? null,
+      ehlo_after_tls: shownReply(probe.ehloAfterTls),
       timings: probe.timings,
       ...(probe.failure ? { failure: probe.failure } : {}),
     },
     tls,
     dane,
   };
+}
+
+/**
+ * What the answer shows of a server's replies: the server writes them (up to
+ * 200 lines of 4 KB each before the probe calls it garbage), and one request
+ * holds up to 20 sessions, so lines are listed up to `lines` and cut at
+ * RFC 5321's 512 octets (§4.5.3.1.5); an EHLO keyword at `keyword`.
+ */
+const SHOWN = { lines: 30, line: 512, keyword: 64 } as const;
+
+function shownReply(reply: SmtpReply | undefined): SmtpReply | null {
+  if (reply === undefined) return null;
+  return { code: reply.code, lines: reply.lines.slice(0, SHOWN.lines).map((l) => clip(l, SHOWN.line)) };
 }
 
 /** PTR names of the address, and whether one of them resolves back to it (FCrDNS); null when the PTR lookup failed. */

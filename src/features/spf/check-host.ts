@@ -16,6 +16,7 @@
  * mechanism, that state would be handed around instead of held.
  */
 
+import { clip } from '../../text.js';
 import { reverseNames } from '../email/mail-dns.js';
 import {
   isSpfRecord,
@@ -46,7 +47,7 @@ import {
   TRACE_LIMITS,
   VOID_LOOKUP_LIMIT,
 } from './spf-types.js';
-import { clip, SpfTrace, type TraceLevel } from './trace.js';
+import { SpfTrace, type TraceLevel } from './trace.js';
 
 export const QUALIFIER_RESULT: Record<SpfQualifier, SpfResult> = {
   '+': 'pass',

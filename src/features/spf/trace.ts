@@ -5,6 +5,7 @@
  * record and counted after it, and every text a record feeds is cut at a
  * length. A 51 KB record was a 550 KB answer before.
  */
+import { clip } from '../../text.js';
 import { type SpfTraceEntry, TRACE_LIMITS } from './spf-types.js';
 
 /** One record's evaluation, for the count of its terms that are not listed. */
@@ -53,9 +54,4 @@ export class SpfTrace {
     level.omitted.count = count;
     level.omitted.detail = `${count} more ${count === 1 ? 'term' : 'terms'} of this record that matched nothing or were not reached: not listed (the first ${TRACE_LIMITS.terms} are)`;
   }
-}
-
-/** The text, or its first `max - 1` characters and an ellipsis. */
-export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
