@@ -6,9 +6,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/features/tools/catalog.js';
 import { type FixtureApp, SPF_SENDER, startFixtureApp } from '../e2e/fixture-app.js';
+import { buildTestApp } from '../helper.js';
 
 async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'netdiag-test', version: '1.0.0' });
@@ -176,23 +178,6 @@ describe('MCP endpoint (/mcp) with the SDK client', () => {
     }
   });
 
-  it("refuses a browser request from another origin (DNS rebinding), accepts the server's own", async () => {
-    const post = (origin: string) =>
-      fetch(`${fx.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          origin,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
-    const foreign = await post('http://evil.example');
-    expect(foreign.status).toBe(403);
-    expect(await foreign.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
-    expect((await post(fx.url)).status).toBe(200);
-  });
-
   it('needs no session: a bare POST with tools/call is answered', async () => {
     const res = await fetch(`${fx.url}/mcp`, {
       method: 'POST',
@@ -208,6 +193,66 @@ describe('MCP endpoint (/mcp) with the SDK client', () => {
     expect(res.headers.get('mcp-session-id')).toBeNull();
     const body = await res.json();
     expect(body).toMatchObject({ jsonrpc: '2.0', id: 7, result: { structuredContent: { type: 'MX' } } });
+  });
+});
+
+/** One JSON-RPC message POSTed to /mcp in-process, as a browser or an agent would send it. */
+function post(app: FastifyInstance, message: object, headers: Record<string, string> = {}) {
+  return app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    payload: JSON.stringify(message),
+  });
+}
+
+const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+
+// Issue 29 F7: Origin was compared with the request's own Host, which a DNS-rebinding page controls.
+describe('F7: the Origin rule (DNS rebinding) holds to configured origins, not to Host', () => {
+  it('F7: refuses Host: evil.example with Origin: https://evil.example (a rebinding page), and opaque origins', async () => {
+    const app = await buildTestApp();
+    const rebound = await post(app, LIST, { host: 'evil.example', origin: 'https://evil.example' });
+    expect(rebound.statusCode).toBe(403);
+    expect(rebound.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    expect(rebound.headers['cache-control']).toBe('no-store');
+    expect(
+      (await post(app, LIST, { host: 'evil.example:80', origin: 'http://evil.example' })).statusCode,
+    ).toBe(403);
+    expect((await post(app, LIST, { origin: 'null' })).statusCode).toBe(403);
+    // Nothing configured: a browser on this machine, at PORT, is the only one trusted.
+    expect(
+      (await post(app, LIST, { host: 'localhost:8080', origin: 'http://localhost:8080' })).statusCode,
+    ).toBe(200);
+    expect(
+      (await post(app, LIST, { host: 'localhost:8080', origin: 'http://localhost:3000' })).statusCode,
+    ).toBe(403);
+  });
+
+  it('F7: accepts a configured origin, whatever the Host, and refuses the rest', async () => {
+    const app = await buildTestApp({ config: { mcpAllowedOrigins: ['https://netdiag.example'] } });
+    const own = await post(app, LIST, { host: 'netdiag.example', origin: 'https://netdiag.example' });
+    expect(own.statusCode).toBe(200);
+    expect(own.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: { tools: expect.any(Array) } });
+    // Behind a proxy the Host may be an internal name: the origin is what counts.
+    expect(
+      (await post(app, LIST, { host: '10.0.0.5:8080', origin: 'https://netdiag.example' })).statusCode,
+    ).toBe(200);
+    expect((await post(app, LIST, { host: 'evil.example', origin: 'https://evil.example' })).statusCode).toBe(
+      403,
+    );
+    expect((await post(app, LIST, { origin: 'http://netdiag.example' })).statusCode).toBe(403);
+  });
+
+  it('F7: accepts a request without Origin (an agent, not a browser)', async () => {
+    const app = await buildTestApp({ config: { mcpAllowedOrigins: ['https://netdiag.example'] } });
+    const agent = await post(app, LIST, { host: 'evil.example' });
+    expect(agent.statusCode).toBe(200);
+    expect(agent.json().result.tools.length).toBe(TOOLS.length);
   });
 });
 

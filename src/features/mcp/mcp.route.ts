@@ -51,20 +51,24 @@ function jsonRpcError(reply: FastifyReply, status: 403 | 405, message: string) {
 
 /**
  * The transport spec asks servers to refuse a request whose Origin is present and not
- * theirs (DNS rebinding). Browsers send Origin on cross-origin POSTs; MCP clients that are
- * not browsers send none.
+ * theirs: a page that reached this service by DNS rebinding sends its own Origin and the
+ * Host it was rebound to, so the two agree, and only a list the operator configured
+ * (MCP_ALLOWED_ORIGINS, PUBLIC_ORIGIN, else loopback; config/index.ts) tells the service's
+ * own pages from it. MCP clients that are not browsers send no Origin.
  */
-function foreignOrigin(request: FastifyRequest): boolean {
+function foreignOrigin(request: FastifyRequest, allowed: ReadonlySet<string>): boolean {
   const origin = request.headers.origin;
   if (origin === undefined) return false;
   try {
-    return new URL(origin).host !== request.host;
+    return !allowed.has(new URL(origin).origin);
   } catch {
+    // `null` (an opaque origin: a sandboxed frame, a file) or garbage.
     return true;
   }
 }
 
-export default async function mcpRoutes(app: FastifyInstance, _opts: { ctx: AppContext }) {
+export default async function mcpRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const allowedOrigins = new Set(ctx.config.mcpAllowedOrigins);
   app.post(
     '/mcp',
     {
@@ -82,7 +86,8 @@ export default async function mcpRoutes(app: FastifyInstance, _opts: { ctx: AppC
             additionalProperties: true,
           },
           403: {
-            description: 'Origin is present and not this server (JSON-RPC error).',
+            description:
+              'Origin is present and not one MCP_ALLOWED_ORIGINS allows (JSON-RPC error; DNS rebinding).',
             type: 'object',
             additionalProperties: true,
           },
@@ -95,8 +100,12 @@ export default async function mcpRoutes(app: FastifyInstance, _opts: { ctx: AppC
       },
     },
     async (request, reply) => {
-      if (foreignOrigin(request)) {
-        return jsonRpcError(reply, 403, `Origin ${request.headers.origin} is not this server's`);
+      if (foreignOrigin(request, allowedOrigins)) {
+        return jsonRpcError(
+          reply,
+          403,
+          `Origin ${request.headers.origin?.slice(0, 200)} is not one this server accepts`,
+        );
       }
       const server = createMcpServer(app, {
         ip: clientIp(request),
