@@ -256,6 +256,26 @@ describe('F7: the Origin rule (DNS rebinding) holds to configured origins, not t
   });
 });
 
+// Issue 29 F8: a malformed tools/call was answered -32603 (internal error).
+describe('F8: malformed params are the caller’s error', () => {
+  it('F8: answers a tools/call whose arguments are no object, or that names no tool, with -32602 (invalid params)', async () => {
+    const app = await buildTestApp();
+    const malformed: [string, unknown][] = [
+      ['tools/call', { name: 'dns_lookup', arguments: 'target=example.test' }],
+      ['tools/call', { name: 'dns_lookup', arguments: ['example.test'] }],
+      ['tools/call', { arguments: { target: 'example.test' } }],
+      ['tools/call', undefined],
+      ['tools/list', { cursor: 5 }],
+    ];
+    for (const [method, params] of malformed) {
+      const res = await post(app, { jsonrpc: '2.0', id: 9, method, params });
+      const label = `${method} ${JSON.stringify(params)}`;
+      expect(res.statusCode, label).toBe(200);
+      expect(res.json(), label).toMatchObject({ jsonrpc: '2.0', id: 9, error: { code: -32602 } });
+    }
+  });
+});
+
 describe('MCP and REST share one rate limit and one challenge gate', () => {
   it('counts tool calls and REST calls against the same address budget; a 429 says when to retry', async () => {
     const fx = await startFixtureApp({ config: { rateLimitGeneral: { points: 3, seconds: 60 } } });
