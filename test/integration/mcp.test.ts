@@ -276,12 +276,53 @@ describe('F8: malformed params are the caller’s error', () => {
   });
 });
 
+// Issue 29 F8: 300 tools/list calls of 20 KB each from one client were all answered.
+describe('F8: every /mcp message is counted, a tool call once', () => {
+  it('F8: answers the 31st tools/list from one client 429 with Retry-After under RATE_LIMIT_GENERAL=30/60', async () => {
+    const app = await buildTestApp({ config: { rateLimitGeneral: { points: 30, seconds: 60 } } });
+    for (let i = 1; i <= 30; i++) {
+      const res = await post(app, { ...LIST, id: i });
+      expect(res.statusCode, `call ${i}`).toBe(200);
+      expect(res.headers.ratelimit).toBe(`"general";r=${30 - i};t=60`);
+    }
+    const refused = await post(app, { ...LIST, id: 31 });
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.headers['cache-control']).toBe('no-store');
+    expect(refused.headers['content-type']).toMatch(/^application\/json/);
+    expect(refused.json()).toMatchObject({ code: 'rate_limited', error: expect.stringMatching(/general/) });
+    // The budget REST shares: spent for the same address, untouched for another.
+    expect((await app.inject({ url: '/api/my-ip' })).statusCode).toBe(429);
+    expect((await app.inject({ url: '/api/my-ip', remoteAddress: '198.51.100.7' })).statusCode).toBe(200);
+  });
+
+  it('F8: a tool call costs one point (its route’s), and one no route answered costs one here', async () => {
+    const app = await buildTestApp({ config: { rateLimitGeneral: { points: 10, seconds: 60 } } });
+    const call = (id: number, params: unknown) =>
+      post(app, { jsonrpc: '2.0', id, method: 'tools/call', params });
+    const routed = await call(1, { name: 'my_ip', arguments: {} });
+    expect(routed.json().result.structuredContent).toMatchObject({ ip: '127.0.0.1' });
+    // Counted by /api/my-ip, not by /mcp: no RateLimit of its own here.
+    expect(routed.headers.ratelimit).toBeUndefined();
+    const unknown = await call(2, { name: 'no_such_tool', arguments: {} });
+    expect(unknown.json()).toMatchObject({ error: { code: -32602 } });
+    expect(unknown.headers.ratelimit).toBe('"general";r=8;t=60');
+    expect((await call(3, { name: 'my_ip', arguments: 'x' })).headers.ratelimit).toBe('"general";r=7;t=60');
+    const notification = await post(app, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(notification.statusCode).toBe(202);
+    expect(notification.headers.ratelimit).toBe('"general";r=6;t=60');
+    const rest = await app.inject({ url: '/api/my-ip' });
+    expect(rest.headers.ratelimit).toBe('"general";r=5;t=60');
+  });
+});
+
 describe('MCP and REST share one rate limit and one challenge gate', () => {
   it('counts tool calls and REST calls against the same address budget; a 429 says when to retry', async () => {
-    const fx = await startFixtureApp({ config: { rateLimitGeneral: { points: 3, seconds: 60 } } });
+    const fx = await startFixtureApp({ config: { rateLimitGeneral: { points: 6, seconds: 60 } } });
     try {
       const client = await connect(fx.url);
-      // Discovery is not counted (like /openapi.json): only lookups are.
+      // Discovery costs what any request costs (issue 29 F8): initialize, the initialized
+      // notification and tools/list take three points; each call below takes one.
       await client.listTools();
       expect((await fetch(`${fx.url}/api/dns?target=example.test`)).status).toBe(200);
       expect((await call(client, 'dns_lookup', { target: 'example.test' })).isError).toBeFalsy();

@@ -104,7 +104,15 @@ function paramsOf<T>(
   );
 }
 
-export function createMcpServer(app: FastifyInstance, caller: Caller): Server {
+/**
+ * `routed`: told when a tool call is handed to its route, which counts it against the
+ * caller's budgets (the /mcp route counts every other message itself).
+ */
+export function createMcpServer(
+  app: FastifyInstance,
+  caller: Caller,
+  hooks: { routed?: () => void } = {},
+): Server {
   const server = new Server(
     { name: 'netdiag', title: 'netdiag network diagnostics', version: CONTRACT_VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
@@ -123,6 +131,7 @@ export function createMcpServer(app: FastifyInstance, caller: Caller): Server {
     if (definition === undefined) {
       throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}`);
     }
+    hooks.routed?.();
     return runTool(app, definition, request.params.arguments ?? {}, caller);
   });
   return server;
