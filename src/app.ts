@@ -22,7 +22,13 @@ import challengeGate from './plugins/challenge-gate.js';
 import { clientIp, trustRule } from './plugins/client-address.js';
 import compression from './plugins/compression.js';
 import connectionGuard from './plugins/connection-guard.js';
-import errorsPlugin, { BODY_LIMIT, sendError, writeRawError } from './plugins/errors.js';
+import errorsPlugin, {
+  BODY_LIMIT,
+  expectationFailed,
+  refuseConnect,
+  sendError,
+  writeRawError,
+} from './plugins/errors.js';
 import httpHeaders from './plugins/http-headers.js';
 import loadShedding from './plugins/load-shedding.js';
 import metricsPlugin from './plugins/metrics.js';
@@ -135,6 +141,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       // slowest endpoint's own deadlines (certificates: two crt.sh searches of 35 s).
       server.setTimeout(CONNECTION_IDLE_MS);
       server.keepAliveTimeout = KEEP_ALIVE_MS;
+      // Node answers an Expect other than 100-continue with an empty 417, and a CONNECT with a
+      // closed connection; both are answered in JSON instead (plugins/errors.ts).
+      server.on('checkExpectation', expectationFailed);
+      server.on('connect', refuseConnect);
       return server;
     },
     bodyLimit: BODY_LIMIT,

@@ -9,6 +9,8 @@ import { type ProviderAttempt, ProviderError } from './providers/types.js';
 export type ErrorCode =
   | 'bad_request'
   | 'not_found'
+  | 'method_not_allowed'
+  | 'expectation_failed'
   | 'not_registered'
   | 'no_rdap_service'
   | 'challenge_required'

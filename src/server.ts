@@ -9,7 +9,7 @@
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
-import { type Config, ConfigError, loadConfig } from './config/index.js';
+import { type Config, ConfigError, FALLBACK_HELO_NAME, loadConfig } from './config/index.js';
 import { createLogger } from './logger.js';
 import { type MetricsListener, serveMetrics } from './metrics-listener.js';
 
@@ -69,6 +69,12 @@ async function serve(config: Config): Promise<void> {
     );
   }
   if (config.redisUrl === undefined) logger.info('REDIS_URL unset: in-process cache and rate limits');
+  if (config.mailTlsEnabled && config.smtpHeloName === FALLBACK_HELO_NAME) {
+    logger.warn(
+      `SMTP_HELO_NAME and PUBLIC_ORIGIN unset: /api/mail-tls greets mail servers as ${FALLBACK_HELO_NAME}, ` +
+        'a name that never resolves and that some servers refuse. Set SMTP_HELO_NAME to this host’s public name.',
+    );
+  }
   // Loaded here, not at the top: a cluster primary never builds the app and stays small.
   const { buildApp } = await import('./app.js');
   const app = await buildApp(config, { logger });

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isIP } from '../net/address.js';
@@ -86,12 +86,22 @@ export interface Config {
   readonly bimiVmcRootsFile: string | undefined;
   /** GET /api/mail-tls connects to port 25 of MX hosts; false turns it off (503) where that is not allowed. */
   readonly mailTlsEnabled: boolean;
-  /** The name GET /api/mail-tls gives in EHLO. */
+  /**
+   * The name GET /api/mail-tls gives in EHLO: SMTP_HELO_NAME, else PUBLIC_ORIGIN's host name,
+   * else FALLBACK_HELO_NAME (never the machine's own name, which every MX probed would learn).
+   */
   readonly smtpHeloName: string;
   /** Live probes (TLS handshakes, SMTP sessions, scans) this process runs at once (net/outbound.ts). */
   readonly maxLiveProbes: number;
   /** SMTP sessions this process holds at once, counted among the live probes too. */
   readonly maxSmtpSessions: number;
+  /** The service's public origin (`https://netdiag.example`), as a browser serializes it. */
+  readonly publicOrigin: string | undefined;
+  /**
+   * The browser origins /mcp accepts in `Origin` (a request without one is not a browser's):
+   * MCP_ALLOWED_ORIGINS, else PUBLIC_ORIGIN, else the loopback origins of PORT.
+   */
+  readonly mcpAllowedOrigins: readonly string[];
 }
 
 export interface RateLimitSpec {
@@ -222,15 +232,69 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `must be true or false, got "${value}"`);
 }
 
-/** SMTP_HELO_NAME: a host name (RFC 5321 §4.1.1.1 wants the client's FQDN); default this machine's name. */
-function heloName(env: Env): string {
-  const value = raw(env, 'SMTP_HELO_NAME') ?? hostname();
+/**
+ * The EHLO name when neither SMTP_HELO_NAME nor PUBLIC_ORIGIN names one: syntactically the FQDN
+ * RFC 5321 §4.1.1.1 asks for, in the TLD reserved never to resolve (RFC 2606, RFC 6761 §6.4),
+ * so it names no machine and claims nobody's domain. server.ts warns when it is in use.
+ */
+export const FALLBACK_HELO_NAME = 'netdiag.invalid';
+
+/**
+ * SMTP_HELO_NAME: a host name (RFC 5321 §4.1.1.1 wants the client's FQDN). By default the
+ * public origin's host name; an address there is no name to greet with.
+ */
+function heloName(env: Env, publicOrigin: string | undefined): string {
+  const publicHost = publicOrigin === undefined ? undefined : new URL(publicOrigin).hostname;
+  const value =
+    raw(env, 'SMTP_HELO_NAME') ??
+    (publicHost === undefined || publicHost.startsWith('[') || isIP(publicHost) !== 0
+      ? FALLBACK_HELO_NAME
+      : publicHost);
   if (
     !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(value) ||
     value.length > 253
   )
     throw new ConfigError('SMTP_HELO_NAME', `"${value}" is not a host name`);
   return value;
+}
+
+/**
+ * An origin as a browser sends it in `Origin` (RFC 6454 §6.1): http or https, a host, an
+ * optional port, nothing else; returned serialized (lower-case host, default port dropped)
+ * so it compares with the header as text.
+ */
+function origin(name: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(name, `"${value}" is not an origin such as https://netdiag.example`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new ConfigError(name, `"${value}" must use https or http`);
+  // Not echoed: the value holds a secret.
+  if (url.username || url.password) throw new ConfigError(name, 'must not carry credentials');
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || /[?#]/.test(value))
+    throw new ConfigError(name, `"${value}" must be an origin only: scheme, host and port, no path`);
+  return url.origin;
+}
+
+/**
+ * MCP_ALLOWED_ORIGINS, else PUBLIC_ORIGIN, else what a browser on this machine calls the
+ * service: with nothing configured no foreign page is trusted, and a local one still is.
+ */
+function mcpOrigins(env: Env, publicOrigin: string | undefined, port: number): string[] {
+  const value = raw(env, 'MCP_ALLOWED_ORIGINS');
+  if (value !== undefined) {
+    const list = value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (list.length === 0) throw new ConfigError('MCP_ALLOWED_ORIGINS', 'must name at least one origin');
+    return [...new Set(list.map((entry) => origin('MCP_ALLOWED_ORIGINS', entry)))];
+  }
+  if (publicOrigin !== undefined) return [publicOrigin];
+  return ['localhost', '127.0.0.1', '[::1]'].map((host) => new URL(`http://${host}:${port}`).origin);
 }
 
 function parseTrustProxy(env: Env): TrustProxy {
@@ -399,6 +463,9 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('TURNSTILE_EXPECTED_HOSTNAME', `"${hostname}" is not a host name`);
   }
 
+  const port = intInRange(env, 'PORT', DEFAULTS.PORT, 0, 65535);
+  const publicOriginRaw = raw(env, 'PUBLIC_ORIGIN');
+  const publicOrigin = publicOriginRaw === undefined ? undefined : origin('PUBLIC_ORIGIN', publicOriginRaw);
   const maxLiveProbes = intInRange(env, 'MAX_LIVE_PROBES', DEFAULTS.MAX_LIVE_PROBES, 1, 100_000);
   const maxSmtpSessions = intInRange(env, 'MAX_SMTP_SESSIONS', DEFAULTS.MAX_SMTP_SESSIONS, 1, 100_000);
   // An SMTP session is a live probe too: a larger SMTP bound could never be reached, so it is a mistake.
@@ -410,7 +477,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const config: Config = {
-    port: intInRange(env, 'PORT', DEFAULTS.PORT, 0, 65535),
+    port,
     host: raw(env, 'HOST') ?? DEFAULTS.HOST,
     logLevel: logLevel as LogLevel,
     trustProxy: parseTrustProxy(env),
@@ -465,7 +532,9 @@ export function loadConfig(env: Env = process.env): Config {
     metricsHost: raw(env, 'METRICS_HOST') ?? DEFAULTS.METRICS_HOST,
     bimiVmcRootsFile: readableFile(env, 'BIMI_VMC_ROOTS_FILE'),
     mailTlsEnabled: bool(env, 'MAIL_TLS_ENABLED', true),
-    smtpHeloName: heloName(env),
+    smtpHeloName: heloName(env, publicOrigin),
+    publicOrigin,
+    mcpAllowedOrigins: mcpOrigins(env, publicOrigin, port),
     maxLiveProbes,
     maxSmtpSessions,
   };

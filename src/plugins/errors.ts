@@ -5,11 +5,12 @@
  * the parameter and the rule; anything unexpected is a logged 500 that leaks
  * nothing but the request id.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import Router, { type HTTPMethod } from 'find-my-way';
-import { AppError, type ErrorBody } from '../errors.js';
+import { AppError, type ErrorBody, type ErrorCode } from '../errors.js';
 
 export const BODY_LIMIT = 16 * 1024;
 
@@ -77,15 +78,58 @@ function clientFault(err: FastifyError): string | undefined {
 
 /**
  * An error answered on the raw socket, for the moments no request object exists
- * (a request that was never received whole, or could not be parsed): still JSON
- * `{error}`, still no-store, and the connection closed.
+ * (a request that was never received whole, could not be parsed, or asked for a tunnel):
+ * still JSON `{error, code?}`, still no-store, and the connection closed.
  */
-export function writeRawError(socket: Duplex, status: string, error: string): void {
-  const body = JSON.stringify({ error });
+export function writeRawError(
+  socket: Duplex,
+  status: string,
+  error: string,
+  extra: { code?: ErrorCode; headers?: Readonly<Record<string, string>> } = {},
+): void {
+  const body = JSON.stringify(extra.code === undefined ? { error } : { error, code: extra.code });
+  const headers = Object.entries(extra.headers ?? {})
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\n` +
+    `HTTP/1.1 ${status}\r\n${headers}Content-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/**
+ * The server's 'checkExpectation' listener: an `Expect` other than `100-continue`, which Node
+ * would answer with an empty 417 (RFC 9110 §10.1.1). The request never reaches Fastify; the
+ * connection is closed, since the body the client may send regardless is never read.
+ */
+export function expectationFailed(request: IncomingMessage, response: ServerResponse): void {
+  const body = JSON.stringify({
+    error: `Expect: ${String(request.headers.expect).slice(0, 100)} cannot be met; only 100-continue is supported`,
+    code: 'expectation_failed' satisfies ErrorCode,
+  });
+  response.writeHead(417, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  response.end(body);
+}
+
+/** The methods this service serves resources by: what a refused CONNECT is told to use. */
+const SERVED_METHODS = 'GET, HEAD, POST';
+
+/**
+ * The server's 'connect' listener: a CONNECT asks for a tunnel, and this service is no proxy.
+ * Node would close the connection without a word; it gets a JSON 405 with `Allow`, then the
+ * close (whatever follows the request on the socket would be tunnel data).
+ */
+export function refuseConnect(_request: IncomingMessage, socket: Duplex): void {
+  if (!socket.writable) return void socket.destroy();
+  writeRawError(socket, '405 Method Not Allowed', 'CONNECT is not allowed: this service is not a proxy', {
+    code: 'method_not_allowed',
+    headers: { Allow: SERVED_METHODS },
+  });
 }
 
 export function sendError(

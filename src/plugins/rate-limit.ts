@@ -1,6 +1,7 @@
 /**
- * Per-address limits (docs/architecture.md §5): a general budget across /api/*, and
- * a smaller one for expensive live measurements, which routes opt into with
+ * Per-address limits (docs/architecture.md §5): a general budget across /api/* and /mcp
+ * (whose handler counts the messages no /api route counts: charge() below), and a smaller
+ * one for expensive live measurements, which routes opt into with
  * `config: { expensive: true }`. Counted in Redis when configured so every
  * instance shares one budget; if Redis fails, an in-process insurance limiter
  * takes over and the service keeps serving.
@@ -17,7 +18,7 @@ import { RateLimiterRes } from 'rate-limiter-flexible';
 import { serializeList } from 'structured-headers';
 import { FixedWindowCounter, sharedLimiter } from '../cache/limiter.js';
 import type { RateLimitSpec } from '../config/index.js';
-import { tooManyRequests } from '../errors.js';
+import { type AppError, tooManyRequests } from '../errors.js';
 import { clientIp, rateLimitKey } from './client-address.js';
 
 declare module 'fastify' {
@@ -80,6 +81,12 @@ export interface RateLimitView {
    * it (headers, 429) instead of counting the request a second time.
    */
   settle(raw: IncomingMessage, verdict: Verdict): void;
+  /**
+   * Counts a request outside /api against the general budget, from its handler: for a route
+   * that learns from the body whether another route counts the request instead (/mcp: a tool
+   * call is its route's request). Writes the RateLimit headers; a refusal rejects with the 429.
+   */
+  charge(request: FastifyRequest, reply: FastifyReply): void | Promise<void>;
 }
 
 export interface RateLimitOptions {
@@ -332,16 +339,29 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Pr
     settle: (raw, verdict) => {
       settled.set(raw, verdict);
     },
+    charge: (request, reply) => {
+      reply.header('ratelimit-policy', cheap.policy);
+      const verdict = admit(cheap, rateLimitKey(clientIp(request)));
+      if (verdict instanceof Promise) return verdict.then((v) => charged(reply, v));
+      charged(reply, verdict);
+    },
   } satisfies RateLimitView);
 
-  const apply = (reply: FastifyReply, verdict: Verdict, done: (err?: Error) => void): void => {
+  /** The verdict's RateLimit header written; the 429 to answer when a budget refused. */
+  const refusalOf = (reply: FastifyReply, verdict: Verdict): AppError | undefined => {
     reply.header('ratelimit', verdict.items);
-    if (verdict.refused === undefined) {
-      done();
-      return;
-    }
+    if (verdict.refused === undefined) return undefined;
     opts.onReject?.(verdict.refused.group);
-    done(tooManyRequests(verdict.refused.retryAfter, verdict.refused.group));
+    return tooManyRequests(verdict.refused.retryAfter, verdict.refused.group);
+  };
+  const apply = (reply: FastifyReply, verdict: Verdict, done: (err?: Error) => void): void => {
+    const refusal = refusalOf(reply, verdict);
+    if (refusal === undefined) done();
+    else done(refusal);
+  };
+  const charged = (reply: FastifyReply, verdict: Verdict): void => {
+    const refusal = refusalOf(reply, verdict);
+    if (refusal !== undefined) throw refusal;
   };
 
   // Callback style: in process the request goes on in the same tick.

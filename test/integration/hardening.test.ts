@@ -103,6 +103,49 @@ describe('requests Node would answer by itself', () => {
     const { port } = await listening();
     expectJsonError(await raw(port, 'HELLO\r\n\r\n'), 400);
   });
+
+  // Issue 29 F6: Node's own 417 with an empty body.
+  it('F6: answers an Expect other than 100-continue with a JSON 417, no-store, and closes', async () => {
+    const { port } = await listening();
+    const answer = await raw(
+      port,
+      'POST /api/global-dns HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 2\r\n\r\n{}',
+    );
+    const body = expectJsonError(answer, 417);
+    expect(body).toMatchObject({ code: 'expectation_failed' });
+    expect(body.error).toMatch(/200-ok.*100-continue/);
+    expect(answer.headers['cache-control']).toBe('no-store');
+    expect(answer.headers.connection).toBe('close');
+    // 100-continue is still met: the interim answer, then the route's own.
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let received = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => {
+        received += chunk;
+        if (received.startsWith('HTTP/1.1 100 Continue\r\n\r\n') && !socket.writableEnded) socket.end('{}');
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve(received));
+      socket.write(
+        'POST /api/global-dns HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n' +
+          'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n',
+      );
+    });
+    expect(text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 400 /);
+  });
+
+  // Issue 29 F6: a CONNECT was closed without an answer.
+  it('F6: answers CONNECT with a JSON 405 naming the methods served, no-store, and closes', async () => {
+    const { port } = await listening();
+    const answer = await raw(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    const body = expectJsonError(answer, 405);
+    expect(body).toMatchObject({ code: 'method_not_allowed' });
+    expect(answer.headers.allow).toBe('GET, HEAD, POST');
+    expect(answer.headers['cache-control']).toBe('no-store');
+    expect(answer.headers.connection).toBe('close');
+  });
 });
 
 describe('a method the path does not serve', () => {

@@ -6,9 +6,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/features/tools/catalog.js';
 import { type FixtureApp, SPF_SENDER, startFixtureApp } from '../e2e/fixture-app.js';
+import { buildTestApp } from '../helper.js';
 
 async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'netdiag-test', version: '1.0.0' });
@@ -176,23 +178,6 @@ describe('MCP endpoint (/mcp) with the SDK client', () => {
     }
   });
 
-  it("refuses a browser request from another origin (DNS rebinding), accepts the server's own", async () => {
-    const post = (origin: string) =>
-      fetch(`${fx.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          origin,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
-    const foreign = await post('http://evil.example');
-    expect(foreign.status).toBe(403);
-    expect(await foreign.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
-    expect((await post(fx.url)).status).toBe(200);
-  });
-
   it('needs no session: a bare POST with tools/call is answered', async () => {
     const res = await fetch(`${fx.url}/mcp`, {
       method: 'POST',
@@ -211,12 +196,133 @@ describe('MCP endpoint (/mcp) with the SDK client', () => {
   });
 });
 
+/** One JSON-RPC message POSTed to /mcp in-process, as a browser or an agent would send it. */
+function post(app: FastifyInstance, message: object, headers: Record<string, string> = {}) {
+  return app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    payload: JSON.stringify(message),
+  });
+}
+
+const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+
+// Issue 29 F7: Origin was compared with the request's own Host, which a DNS-rebinding page controls.
+describe('F7: the Origin rule (DNS rebinding) holds to configured origins, not to Host', () => {
+  it('F7: refuses Host: evil.example with Origin: https://evil.example (a rebinding page), and opaque origins', async () => {
+    const app = await buildTestApp();
+    const rebound = await post(app, LIST, { host: 'evil.example', origin: 'https://evil.example' });
+    expect(rebound.statusCode).toBe(403);
+    expect(rebound.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    expect(rebound.headers['cache-control']).toBe('no-store');
+    expect(
+      (await post(app, LIST, { host: 'evil.example:80', origin: 'http://evil.example' })).statusCode,
+    ).toBe(403);
+    expect((await post(app, LIST, { origin: 'null' })).statusCode).toBe(403);
+    // Nothing configured: a browser on this machine, at PORT, is the only one trusted.
+    expect(
+      (await post(app, LIST, { host: 'localhost:8080', origin: 'http://localhost:8080' })).statusCode,
+    ).toBe(200);
+    expect(
+      (await post(app, LIST, { host: 'localhost:8080', origin: 'http://localhost:3000' })).statusCode,
+    ).toBe(403);
+  });
+
+  it('F7: accepts a configured origin, whatever the Host, and refuses the rest', async () => {
+    const app = await buildTestApp({ config: { mcpAllowedOrigins: ['https://netdiag.example'] } });
+    const own = await post(app, LIST, { host: 'netdiag.example', origin: 'https://netdiag.example' });
+    expect(own.statusCode).toBe(200);
+    expect(own.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: { tools: expect.any(Array) } });
+    // Behind a proxy the Host may be an internal name: the origin is what counts.
+    expect(
+      (await post(app, LIST, { host: '10.0.0.5:8080', origin: 'https://netdiag.example' })).statusCode,
+    ).toBe(200);
+    expect((await post(app, LIST, { host: 'evil.example', origin: 'https://evil.example' })).statusCode).toBe(
+      403,
+    );
+    expect((await post(app, LIST, { origin: 'http://netdiag.example' })).statusCode).toBe(403);
+  });
+
+  it('F7: accepts a request without Origin (an agent, not a browser)', async () => {
+    const app = await buildTestApp({ config: { mcpAllowedOrigins: ['https://netdiag.example'] } });
+    const agent = await post(app, LIST, { host: 'evil.example' });
+    expect(agent.statusCode).toBe(200);
+    expect(agent.json().result.tools.length).toBe(TOOLS.length);
+  });
+});
+
+// Issue 29 F8: a malformed tools/call was answered -32603 (internal error).
+describe('F8: malformed params are the caller’s error', () => {
+  it('F8: answers a tools/call whose arguments are no object, or that names no tool, with -32602 (invalid params)', async () => {
+    const app = await buildTestApp();
+    const malformed: [string, unknown][] = [
+      ['tools/call', { name: 'dns_lookup', arguments: 'target=example.test' }],
+      ['tools/call', { name: 'dns_lookup', arguments: ['example.test'] }],
+      ['tools/call', { arguments: { target: 'example.test' } }],
+      ['tools/call', undefined],
+      ['tools/list', { cursor: 5 }],
+    ];
+    for (const [method, params] of malformed) {
+      const res = await post(app, { jsonrpc: '2.0', id: 9, method, params });
+      const label = `${method} ${JSON.stringify(params)}`;
+      expect(res.statusCode, label).toBe(200);
+      expect(res.json(), label).toMatchObject({ jsonrpc: '2.0', id: 9, error: { code: -32602 } });
+    }
+  });
+});
+
+// Issue 29 F8: 300 tools/list calls of 20 KB each from one client were all answered.
+describe('F8: every /mcp message is counted, a tool call once', () => {
+  it('F8: answers the 31st tools/list from one client 429 with Retry-After under RATE_LIMIT_GENERAL=30/60', async () => {
+    const app = await buildTestApp({ config: { rateLimitGeneral: { points: 30, seconds: 60 } } });
+    for (let i = 1; i <= 30; i++) {
+      const res = await post(app, { ...LIST, id: i });
+      expect(res.statusCode, `call ${i}`).toBe(200);
+      expect(res.headers.ratelimit).toBe(`"general";r=${30 - i};t=60`);
+    }
+    const refused = await post(app, { ...LIST, id: 31 });
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.headers['cache-control']).toBe('no-store');
+    expect(refused.headers['content-type']).toMatch(/^application\/json/);
+    expect(refused.json()).toMatchObject({ code: 'rate_limited', error: expect.stringMatching(/general/) });
+    // The budget REST shares: spent for the same address, untouched for another.
+    expect((await app.inject({ url: '/api/my-ip' })).statusCode).toBe(429);
+    expect((await app.inject({ url: '/api/my-ip', remoteAddress: '198.51.100.7' })).statusCode).toBe(200);
+  });
+
+  it('F8: a tool call costs one point (its route’s), and one no route answered costs one here', async () => {
+    const app = await buildTestApp({ config: { rateLimitGeneral: { points: 10, seconds: 60 } } });
+    const call = (id: number, params: unknown) =>
+      post(app, { jsonrpc: '2.0', id, method: 'tools/call', params });
+    const routed = await call(1, { name: 'my_ip', arguments: {} });
+    expect(routed.json().result.structuredContent).toMatchObject({ ip: '127.0.0.1' });
+    // Counted by /api/my-ip, not by /mcp: no RateLimit of its own here.
+    expect(routed.headers.ratelimit).toBeUndefined();
+    const unknown = await call(2, { name: 'no_such_tool', arguments: {} });
+    expect(unknown.json()).toMatchObject({ error: { code: -32602 } });
+    expect(unknown.headers.ratelimit).toBe('"general";r=8;t=60');
+    expect((await call(3, { name: 'my_ip', arguments: 'x' })).headers.ratelimit).toBe('"general";r=7;t=60');
+    const notification = await post(app, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(notification.statusCode).toBe(202);
+    expect(notification.headers.ratelimit).toBe('"general";r=6;t=60');
+    const rest = await app.inject({ url: '/api/my-ip' });
+    expect(rest.headers.ratelimit).toBe('"general";r=5;t=60');
+  });
+});
+
 describe('MCP and REST share one rate limit and one challenge gate', () => {
   it('counts tool calls and REST calls against the same address budget; a 429 says when to retry', async () => {
-    const fx = await startFixtureApp({ config: { rateLimitGeneral: { points: 3, seconds: 60 } } });
+    const fx = await startFixtureApp({ config: { rateLimitGeneral: { points: 6, seconds: 60 } } });
     try {
       const client = await connect(fx.url);
-      // Discovery is not counted (like /openapi.json): only lookups are.
+      // Discovery costs what any request costs (issue 29 F8): initialize, the initialized
+      // notification and tools/list take three points; each call below takes one.
       await client.listTools();
       expect((await fetch(`${fx.url}/api/dns?target=example.test`)).status).toBe(200);
       expect((await call(client, 'dns_lookup', { target: 'example.test' })).isError).toBeFalsy();

@@ -35,6 +35,11 @@ describe('the compiled server', () => {
     const res = await server.get('/healthz');
     expect(res.status).toBe(200);
     expect(res.json()).toEqual({ status: 'ok' });
+    // Issue 29: on the defaults the EHLO name is the reserved fallback, not the machine's name; said once.
+    const helo = server.lines.filter((l) => String(l.msg).includes('SMTP_HELO_NAME'));
+    expect(helo).toHaveLength(1);
+    expect(helo[0]).toMatchObject({ level: 40 });
+    expect(String(helo[0]?.msg)).toContain('netdiag.invalid');
 
     expect(await server.stop()).toBe(0);
     expect(server.lines.some((l) => String(l.msg).startsWith('shutting down'))).toBe(true);

@@ -79,18 +79,59 @@ export async function runTool(
   };
 }
 
-export function createMcpServer(app: FastifyInstance, caller: Caller): Server {
+/** What the SDK's schemas (zod) report of a mismatch. */
+interface ZodLikeError {
+  issues: readonly { path: readonly PropertyKey[]; message: string }[];
+}
+
+/**
+ * A request's params, checked: malformed params are the caller's fault, JSON-RPC's -32602
+ * (invalid params), not the -32603 (internal error) the SDK answers when the schema a
+ * handler is registered under refuses a request. So handlers are registered under their
+ * method alone (`byMethod`) and check the params here.
+ */
+function paramsOf<T>(
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: ZodLikeError } },
+  request: unknown,
+): T {
+  const checked = schema.safeParse(request);
+  if (checked.success) return checked.data;
+  const issue = checked.error.issues[0];
+  const where = issue?.path.map(String).join('.') ?? '';
+  throw new McpError(
+    ErrorCode.InvalidParams,
+    `invalid params: ${where ? `${where}: ` : ''}${issue?.message}`,
+  );
+}
+
+/**
+ * `routed`: told when a tool call is handed to its route, which counts it against the
+ * caller's budgets (the /mcp route counts every other message itself).
+ */
+export function createMcpServer(
+  app: FastifyInstance,
+  caller: Caller,
+  hooks: { routed?: () => void } = {},
+): Server {
   const server = new Server(
     { name: 'netdiag', title: 'netdiag network diagnostics', version: CONTRACT_VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolsOf(app).tools }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
+  const byMethod = <S extends typeof ListToolsRequestSchema | typeof CallToolRequestSchema>(schema: S) =>
+    schema.pick({ method: true }).loose();
+  server.setRequestHandler(byMethod(ListToolsRequestSchema), (request) => {
+    paramsOf(ListToolsRequestSchema, request);
+    return { tools: toolsOf(app).tools };
+  });
+  // The SDK checks tools/call itself too (as -32602) before this handler runs.
+  server.setRequestHandler(byMethod(CallToolRequestSchema), (raw) => {
+    const request = paramsOf(CallToolRequestSchema, raw);
     const definition = toolsOf(app).byName.get(request.params.name);
     // The spec's answer to an unknown tool is a protocol error, not a tool result.
     if (definition === undefined) {
       throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}`);
     }
+    hooks.routed?.();
     return runTool(app, definition, request.params.arguments ?? {}, caller);
   });
   return server;

@@ -4,16 +4,19 @@
  * answered with one JSON response (or 202 for a notification); GET and DELETE answer 405,
  * as the transport spec says a server without a standalone SSE stream or sessions does.
  *
- * /mcp itself sits outside /api: like /openapi.json, discovery (initialize, tools/list)
- * is neither counted nor gated. Every tools/call is answered by the route it names with
- * the caller's address and Cookie, so the rate limit (shared with REST) and, when
- * protection is on, the challenge gate apply to it exactly as to the REST call.
+ * Every message costs what any request costs. A tools/call is answered by the route it
+ * names with the caller's address and Cookie, so the rate limit (shared with REST) and,
+ * when protection is on, the challenge gate apply to it exactly as to the REST call, and
+ * it is counted there, once. Every other message (initialize, tools/list, notifications,
+ * and a tool call no route answered) is counted here against the general budget; like
+ * /openapi.json, discovery is not gated.
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { clientIp } from '../../plugins/client-address.js';
+import { errorResponses } from '../shared.schema.js';
 import { createMcpServer } from './mcp-server.js';
 
 const JsonRpcMessage = Type.Object(
@@ -51,20 +54,24 @@ function jsonRpcError(reply: FastifyReply, status: 403 | 405, message: string) {
 
 /**
  * The transport spec asks servers to refuse a request whose Origin is present and not
- * theirs (DNS rebinding). Browsers send Origin on cross-origin POSTs; MCP clients that are
- * not browsers send none.
+ * theirs: a page that reached this service by DNS rebinding sends its own Origin and the
+ * Host it was rebound to, so the two agree, and only a list the operator configured
+ * (MCP_ALLOWED_ORIGINS, PUBLIC_ORIGIN, else loopback; config/index.ts) tells the service's
+ * own pages from it. MCP clients that are not browsers send no Origin.
  */
-function foreignOrigin(request: FastifyRequest): boolean {
+function foreignOrigin(request: FastifyRequest, allowed: ReadonlySet<string>): boolean {
   const origin = request.headers.origin;
   if (origin === undefined) return false;
   try {
-    return new URL(origin).host !== request.host;
+    return !allowed.has(new URL(origin).origin);
   } catch {
+    // `null` (an opaque origin: a sandboxed frame, a file) or garbage.
     return true;
   }
 }
 
-export default async function mcpRoutes(app: FastifyInstance, _opts: { ctx: AppContext }) {
+export default async function mcpRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const allowedOrigins = new Set(ctx.config.mcpAllowedOrigins);
   app.post(
     '/mcp',
     {
@@ -82,7 +89,8 @@ export default async function mcpRoutes(app: FastifyInstance, _opts: { ctx: AppC
             additionalProperties: true,
           },
           403: {
-            description: 'Origin is present and not this server (JSON-RPC error).',
+            description:
+              'Origin is present and not one MCP_ALLOWED_ORIGINS allows (JSON-RPC error; DNS rebinding).',
             type: 'object',
             additionalProperties: true,
           },
@@ -91,19 +99,37 @@ export default async function mcpRoutes(app: FastifyInstance, _opts: { ctx: AppC
             type: 'object',
             additionalProperties: true,
           },
+          ...errorResponses(429),
         },
       },
     },
     async (request, reply) => {
-      if (foreignOrigin(request)) {
-        return jsonRpcError(reply, 403, `Origin ${request.headers.origin} is not this server's`);
+      const foreign = foreignOrigin(request, allowedOrigins);
+      const toolCall = (request.body as { method?: unknown }).method === 'tools/call';
+      // Counted before it is answered, as /api counts; a tool call is counted by its route.
+      if (foreign || !toolCall) await app.rateLimits.charge(request, reply);
+      if (foreign) {
+        return jsonRpcError(
+          reply,
+          403,
+          `Origin ${request.headers.origin?.slice(0, 200)} is not one this server accepts`,
+        );
       }
-      const server = createMcpServer(app, {
-        ip: clientIp(request),
-        cookie: request.headers.cookie,
-        userAgent: request.headers['user-agent'],
-        requestId: request.id,
-      });
+      let routed = false;
+      const server = createMcpServer(
+        app,
+        {
+          ip: clientIp(request),
+          cookie: request.headers.cookie,
+          userAgent: request.headers['user-agent'],
+          requestId: request.id,
+        },
+        {
+          routed: () => {
+            routed = true;
+          },
+        },
+      );
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
@@ -116,6 +142,9 @@ export default async function mcpRoutes(app: FastifyInstance, _opts: { ctx: AppC
           new Request(url, { method: 'POST', headers: fetchHeaders(request) }),
           { parsedBody: request.body },
         );
+        // A tool call that reached no route (malformed, an unknown tool, refused by the
+        // transport) was counted nowhere: it is counted now, answered or refused (429).
+        if (toolCall && !routed) await app.rateLimits.charge(request, reply);
         // The transport's own statuses (its errors are JSON-RPC bodies); the text is sent as it wrote it.
         reply.code(response.status as 200).header('cache-control', 'no-store');
         response.headers.forEach((value, name) => {

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULTS, loadConfig } from '../../../src/config/index.js';
+import { ConfigError, DEFAULTS, FALLBACK_HELO_NAME, loadConfig } from '../../../src/config/index.js';
 
 function errorFor(env: Record<string, string>): ConfigError {
   try {
@@ -127,6 +128,15 @@ describe('loadConfig', () => {
     [{ MAX_LIVE_PROBES: '0' }, 'MAX_LIVE_PROBES'],
     [{ MAX_SMTP_SESSIONS: 'many' }, 'MAX_SMTP_SESSIONS'],
     [{ MAX_SMTP_SESSIONS: '200' }, 'MAX_SMTP_SESSIONS'],
+    [{ PUBLIC_ORIGIN: 'netdiag.example' }, 'PUBLIC_ORIGIN'],
+    [{ PUBLIC_ORIGIN: 'ftp://netdiag.example' }, 'PUBLIC_ORIGIN'],
+    [{ PUBLIC_ORIGIN: 'https://netdiag.example/app' }, 'PUBLIC_ORIGIN'],
+    [{ PUBLIC_ORIGIN: 'https://netdiag.example/?' }, 'PUBLIC_ORIGIN'],
+    [{ PUBLIC_ORIGIN: 'https://ops:pw@netdiag.example' }, 'PUBLIC_ORIGIN'],
+    [{ MCP_ALLOWED_ORIGINS: 'https://a.example,agents' }, 'MCP_ALLOWED_ORIGINS'],
+    [{ MCP_ALLOWED_ORIGINS: ' , ' }, 'MCP_ALLOWED_ORIGINS'],
+    [{ MCP_ALLOWED_ORIGINS: 'https://a.example/mcp' }, 'MCP_ALLOWED_ORIGINS'],
+    [{ SMTP_HELO_NAME: 'not a host' }, 'SMTP_HELO_NAME'],
   ])('rejects %o naming %s', (env, variable) => {
     const err = errorFor(env as Record<string, string>);
     expect(err.variable).toBe(variable);
@@ -146,6 +156,45 @@ describe('loadConfig', () => {
     expect(errorFor({ DNS_RESOLVERS: 'https://u:S3cretPass@doh.example/dns-query' }).message).not.toContain(
       'S3cretPass',
     );
+  });
+
+  // Issue 29 F7: /mcp trusted any Origin naming the request's own Host (DNS rebinding).
+  it('F7: reads PUBLIC_ORIGIN and MCP_ALLOWED_ORIGINS as origins a browser sends, loopback only when neither is set', () => {
+    expect(loadConfig({}).publicOrigin).toBeUndefined();
+    expect(loadConfig({ PORT: '9000' }).mcpAllowedOrigins).toEqual([
+      'http://localhost:9000',
+      'http://127.0.0.1:9000',
+      'http://[::1]:9000',
+    ]);
+    const pub = loadConfig({ PUBLIC_ORIGIN: 'HTTPS://NetDiag.Example:443/' });
+    expect(pub.publicOrigin).toBe('https://netdiag.example');
+    expect(pub.mcpAllowedOrigins).toEqual(['https://netdiag.example']);
+    const listed = loadConfig({
+      PUBLIC_ORIGIN: 'https://netdiag.example',
+      MCP_ALLOWED_ORIGINS: 'https://agents.example:8443, http://127.0.0.1:6274,https://agents.example:8443',
+    });
+    // The list replaces the default: the public origin is allowed only if listed.
+    expect(listed.mcpAllowedOrigins).toEqual(['https://agents.example:8443', 'http://127.0.0.1:6274']);
+    expect(errorFor({ PUBLIC_ORIGIN: 'https://ops:S3cretPass@netdiag.example' }).message).not.toContain(
+      'S3cretPass',
+    );
+  });
+
+  // Issue 29: the EHLO name was the machine's host name, told to every MX probed.
+  it('never greets a mail server with the machine name: SMTP_HELO_NAME, else the public host, else netdiag.invalid', () => {
+    expect(loadConfig({}).smtpHeloName).toBe(FALLBACK_HELO_NAME);
+    expect(FALLBACK_HELO_NAME).toBe('netdiag.invalid');
+    expect(loadConfig({}).smtpHeloName).not.toBe(hostname());
+    expect(loadConfig({ PUBLIC_ORIGIN: 'https://netdiag.example:8443' }).smtpHeloName).toBe(
+      'netdiag.example',
+    );
+    expect(
+      loadConfig({ PUBLIC_ORIGIN: 'https://netdiag.example', SMTP_HELO_NAME: 'mx-probe.netdiag.example' })
+        .smtpHeloName,
+    ).toBe('mx-probe.netdiag.example');
+    // An address is no name to greet with.
+    expect(loadConfig({ PUBLIC_ORIGIN: 'http://203.0.113.5:8080' }).smtpHeloName).toBe(FALLBACK_HELO_NAME);
+    expect(loadConfig({ PUBLIC_ORIGIN: 'http://[2001:db8::5]' }).smtpHeloName).toBe(FALLBACK_HELO_NAME);
   });
 
   it('serves metrics nowhere unless METRICS_PORT is set, and on loopback when it is', () => {
