@@ -7,6 +7,7 @@
  * mailauth (a peer implementation, strict RFC 7208 mode) over the same zones,
  * and the two must agree.
  */
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
 import { type FakeRecord, testZone } from '../fakes/dns-zones.js';
@@ -118,6 +119,17 @@ describe('GET /api/spf agrees with mailauth (strict RFC 7208) on the same zones'
 });
 
 describe('GET /api/spf answers', () => {
+  it("names the service's own name as receiver, never the machine's host name (issue 29)", async () => {
+    const res = await (await app({ smtpHeloName: 'checker.netdiag.test' })).inject({
+      url: '/api/spf',
+      query: { ip: '203.0.113.9', sender: 'bob@explain.spf.test' },
+    });
+    const body = res.json();
+    expect(body.received_spf).toContain('receiver=checker.netdiag.test;');
+    expect(body.received_spf).toMatch(/^fail \(checker\.netdiag\.test: /);
+    if (hostname().length >= 6) expect(res.body).not.toContain(hostname());
+  });
+
   it('names the mechanism that matched, where, and nests the include in the trace', async () => {
     const body = await spf({ ip: '192.0.2.10', sender: 'bob@include.spf.test', helo: 'mail.example.com' });
     expect(body).toMatchObject({

@@ -8,7 +8,7 @@ import { lookupSpf } from './spf.service.js';
 
 export default async function spfRoutes(base: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  const deps = { dns: ctx.dns, clock: ctx.clock, loader: ctx.loader };
+  const deps = { dns: ctx.dns, clock: ctx.clock, loader: ctx.loader, receiver: ctx.config.smtpHeloName };
   app.get(
     '/api/spf',
     {

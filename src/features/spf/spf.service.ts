@@ -9,7 +9,6 @@
  * all (nothing answered, and every failure was the resolver's own: network,
  * TLS, HTTP) is it the service's failure: a 502 with providers_tried.
  */
-import { hostname } from 'node:os';
 import { domainToASCII } from 'node:url';
 import { type CachedLoader, type Freshness, freshness } from '../../cache/cached.js';
 import { badInput } from '../../errors.js';
@@ -27,6 +26,11 @@ export const SPF_TTL = 300;
 
 export interface SpfDeps {
   dns: Pick<DnsResolver, 'resolve'>;
+  /**
+   * The host performing the check, for %{r} and `receiver=` (§7.3, §9.1): the service's own
+   * name (SMTP_HELO_NAME's value), never the machine's host name, which every caller would learn.
+   */
+  receiver: string;
   clock: () => number;
   loader: Pick<CachedLoader, 'load'>;
 }
@@ -39,9 +43,6 @@ export interface SpfInput {
   domain: string;
   identity: 'mailfrom' | 'helo';
 }
-
-/** The host performing the check, for %{r} and the Received-SPF `receiver=` (§7.3, §9.1). */
-const RECEIVER = hostname() || 'unknown';
 
 /** Validates the query and applies RFC 7208's defaults, or throws a 400 naming the parameter. */
 export function parseSpfInput(query: SpfQuery): SpfInput {
@@ -105,7 +106,10 @@ export async function lookupSpf(
   return { body: result.value, cache: freshness(result) };
 }
 
-export async function checkSpf(deps: Pick<SpfDeps, 'dns' | 'clock'>, input: SpfInput): Promise<SpfResponse> {
+export async function checkSpf(
+  deps: Pick<SpfDeps, 'dns' | 'clock' | 'receiver'>,
+  input: SpfInput,
+): Promise<SpfResponse> {
   const dns = createMailDns(deps.dns);
   const now = deps.clock();
   const outcome = await checkHost(dns, {
@@ -113,7 +117,7 @@ export async function checkSpf(deps: Pick<SpfDeps, 'dns' | 'clock'>, input: SpfI
     sender: input.sender,
     helo: input.helo ?? '',
     domain: input.domain,
-    receiver: RECEIVER,
+    receiver: deps.receiver,
     now: now / 1000,
   });
   const stats = dns.stats();
@@ -135,7 +139,7 @@ export async function checkSpf(deps: Pick<SpfDeps, 'dns' | 'clock'>, input: SpfI
     void_lookups: outcome.void_lookups,
     void_lookup_limit: VOID_LOOKUP_LIMIT,
     trace: outcome.trace,
-    received_spf: receivedSpf(input, outcome),
+    received_spf: receivedSpf(input, outcome, deps.receiver),
     authentication_results: authenticationResults(input, outcome),
     dns_queries: stats.queries,
     checked_at: new Date(now).toISOString(),
@@ -178,19 +182,19 @@ function comment(input: SpfInput, outcome: SpfCheckOutcome): string {
 }
 
 /** RFC 7208 §9.1: result, a comment, then key=value pairs. */
-export function receivedSpf(input: SpfInput, outcome: SpfCheckOutcome): string {
+export function receivedSpf(input: SpfInput, outcome: SpfCheckOutcome, receiver: string): string {
   const pairs: [string, string][] = [
     ['client-ip', input.ip.address],
     // §9.1: envelope-from names the MAIL FROM identity, when that is the one checked.
     ...(input.identity === 'mailfrom' ? ([['envelope-from', input.sender]] as [string, string][]) : []),
     ...(input.helo ? ([['helo', input.helo]] as [string, string][]) : []),
-    ['receiver', RECEIVER],
+    ['receiver', receiver],
     ['identity', input.identity],
   ];
   if (outcome.matched) pairs.push(['mechanism', outcome.matched.mechanism]);
   if (outcome.problem) pairs.push(['problem', outcome.problem]);
   const kv = pairs.map(([k, v]) => `${k}=${dotAtomOrQuoted(v)}`).join('; ');
-  return `${outcome.result} (${RECEIVER}: ${commentText(comment(input, outcome))}) ${kv};`;
+  return `${outcome.result} (${receiver}: ${commentText(comment(input, outcome))}) ${kv};`;
 }
 
 /**
