@@ -75,8 +75,9 @@ export const REPLAY_URL_MAX = 2048;
 
 /**
  * What one replay holds besides its key's, headers' and payload's bytes (the replay and
- * slot objects, the header array's slots, the Buffer object, the LRU's bookkeeping),
- * rounded up from V8's heap as measured with many replays held (bench/replay-keys.ts).
+ * slot objects, the header array's slots, the Buffer object, the LRU's bookkeeping):
+ * about 700 bytes on V8's heap with 8 000 small replays held, rounded up. With it the
+ * count stays above what the heap shows (bench/replay-keys.ts, docs/performance.md).
  */
 const ENTRY_BYTES = 1024;
 
