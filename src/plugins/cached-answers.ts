@@ -48,7 +48,7 @@ import type { Clock } from '../cache/types.js';
 import type { AccessLog } from '../logger.js';
 import { requestIdOf } from '../logger.js';
 import { rawClientIp, type TrustRule } from './client-address.js';
-import { COMPRESSION_THRESHOLD, responseEncoding } from './compression.js';
+import { COMPRESSION_THRESHOLD, type ResponseEncoding, responseEncoding } from './compression.js';
 import type { Budget, Verdict } from './rate-limit.js';
 
 declare module 'fastify' {
@@ -134,11 +134,9 @@ export interface ReplayHoldings {
   maxBytes: number;
 }
 
-/** A replay's key: the raw URL and the encoding it is sent in; none for a URL too long to replay. */
-function keyOf(raw: IncomingMessage): string | undefined {
-  const url = raw.url ?? '';
-  if (url.length > REPLAY_URL_MAX) return undefined;
-  return `${responseEncoding(raw.headers)} ${url}`;
+/** A replay's key: the encoding it is sent in and the raw URL; none for a URL too long to replay. */
+function keyOf(encoding: ResponseEncoding, url = ''): string | undefined {
+  return url.length > REPLAY_URL_MAX ? undefined : `${encoding} ${url}`;
 }
 
 export class CachedAnswers {
@@ -186,7 +184,7 @@ export class CachedAnswers {
   #serve(req: IncomingMessage, res: ServerResponse, fastify: Handler): boolean {
     const checks = this.#checks;
     if (req.method !== 'GET' || checks === undefined || this.#closing) return false;
-    const key = keyOf(req);
+    const key = keyOf(responseEncoding(req.headers), req.url);
     if (key === undefined) return false;
     const replay = this.#replays.get(key);
     if (replay === undefined) return false;
@@ -263,20 +261,17 @@ export class CachedAnswers {
   ): void {
     if (request.method !== 'GET' || reply.statusCode !== 200) return;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return;
-    const key = keyOf(request.raw);
+    const encoding = responseEncoding(request.raw.headers);
+    const key = keyOf(encoding, request.raw.url);
     if (key === undefined) return;
     const sent = reply.getHeaders();
-    // The encoding chosen for the key must be the one that left, or the replay would serve
+    // The encoding the key names must be the one that left, or the replay would serve
     // another: it is, unless the body was too small to compress (then it is for every
     // request, whatever it accepts) or @fastify/compress decided otherwise than
     // `responseEncoding` foresaw (then nothing is kept).
-    const encoding = sent['content-encoding'] ?? 'identity';
+    const left = sent['content-encoding'] ?? 'identity';
     const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
-    if (
-      encoding !== key.slice(0, key.indexOf(' ')) &&
-      !(encoding === 'identity' && size < COMPRESSION_THRESHOLD)
-    )
-      return;
+    if (left !== encoding && !(left === 'identity' && size < COMPRESSION_THRESHOLD)) return;
     if (sent['set-cookie'] !== undefined) return;
     const cacheControl = sent['cache-control'];
     if (typeof cacheControl !== 'string') return;

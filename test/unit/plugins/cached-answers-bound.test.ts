@@ -125,3 +125,24 @@ describe('the replay bound', () => {
     expect(answers.holdings().bytes).toBeLessThan(2 * 2048);
   });
 });
+
+describe('what a replay is kept under', () => {
+  it('F4: nothing, when what left is not in the encoding its key names', () => {
+    const answers = new CachedAnswers(deps);
+    const big = 'x'.repeat(2048);
+    // Accepts br, but an uncompressed body of compressible size left (X-No-Compression would
+    // have keyed it identity): kept under br it would be replayed to every br client.
+    keep(answers, '/api/dns?target=a.test&type=A', big, { 'accept-encoding': 'br' });
+    // gzip left where the key would say br.
+    keep(answers, '/api/dns?target=b.test&type=A', Buffer.from('gz'), {
+      'accept-encoding': 'br',
+      'content-encoding': 'gzip',
+    });
+    expect(answers.holdings().entries).toBe(0);
+    // A body too small to compress is sent as it is whatever the client accepts: kept.
+    keep(answers, '/api/dns?target=c.test&type=A', '{}', { 'accept-encoding': 'br' });
+    expect(replayed(answers, '/api/dns?target=c.test&type=A', { 'accept-encoding': 'br' })?.toString()).toBe(
+      '{}',
+    );
+  });
+});
