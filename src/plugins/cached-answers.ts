@@ -7,12 +7,15 @@
  *
  * What Fastify then sends for that hit (status 200, every header the hooks set, the payload
  * as it left, compressed or not) is kept as a replay until the cache entry expires, keyed by
- * the request's raw URL and Accept-Encoding: the two things such a response depends on,
- * besides the caller (its session, its address's budget), which are checked afresh. The
- * next GET with the same URL and Accept-Encoding is answered from the replay by the server's
- * request listener (`serve`, wired in app.ts), before Fastify routes it: no routing, request
- * and reply objects, hooks, validation or handler, only what differs per request, done by
- * the same code the Fastify path runs:
+ * the request's raw URL and the encoding @fastify/compress chooses for it (br, gzip or
+ * identity: `responseEncoding`, from Accept-Encoding and X-No-Compression): the two things
+ * such a response depends on, besides the caller (its session, its address's budget), which
+ * are checked afresh. Every spelling of Accept-Encoding that chooses one encoding shares one
+ * replay, and no request header is kept in a key verbatim. The next GET with the same URL and
+ * encoding is answered from the replay by the server's request listener (`serve`, wired in
+ * app.ts), before Fastify routes it: no routing, request and reply objects, hooks,
+ * validation or handler, only what differs per request, done by the same code the Fastify
+ * path runs:
  *
  *  - the request id (logger.ts requestIdOf) and the client address (client-address.ts);
  *  - the challenge gate's verdict for a gated route (challenge-gate.ts);
@@ -28,9 +31,13 @@
  * that inject): inject calls Fastify's handler, not the server's listener.
  *
  * A replay lives no longer than its cache entry (the entry's exact expiry, on ctx.clock),
- * and at most REPLAY_BYTES are held, least recently used first out. Entries are never
- * invalidated early (a cache entry never is: see cache/tiered.ts), so a replay answers
- * exactly what the cache would.
+ * and at most REPLAY_BYTES are held, least recently used first out, counting everything a
+ * replay holds that grows with a request: its key, headers and payload (in a buffer of its
+ * own, not a view pinning a larger one), plus a fixed allowance for the objects around them.
+ * A URL longer than REPLAY_URL_MAX is not replayed (Fastify answers it, from the cache):
+ * every real question fits well within it, and a long junk spelling would otherwise evict
+ * many short useful replays. Entries are never invalidated early (a cache entry never is:
+ * see cache/tiered.ts), so a replay answers exactly what the cache would.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
@@ -41,6 +48,7 @@ import type { Clock } from '../cache/types.js';
 import type { AccessLog } from '../logger.js';
 import { requestIdOf } from '../logger.js';
 import { rawClientIp, type TrustRule } from './client-address.js';
+import { COMPRESSION_THRESHOLD, type ResponseEncoding, responseEncoding } from './compression.js';
 import type { Budget, Verdict } from './rate-limit.js';
 
 declare module 'fastify' {
@@ -53,10 +61,25 @@ declare module 'fastify' {
      */
     sendShared(body: object, cache: Freshness): FastifyReply;
   }
+  interface FastifyInstance {
+    /** The replays held, as their bound counts them (tests, benchmarks). */
+    replays: { holdings(): ReplayHoldings };
+  }
 }
 
-/** Upper bound on the summed size of the replays held (payload and headers). */
-const REPLAY_BYTES = 16 * 1024 * 1024;
+/** Upper bound on the summed size of the replays held: keys, headers, payloads and ENTRY_BYTES each. */
+export const REPLAY_BYTES = 16 * 1024 * 1024;
+
+/** The longest request URL (path and query, as sent) that is replayed. */
+export const REPLAY_URL_MAX = 2048;
+
+/**
+ * What one replay holds besides its key's, headers' and payload's bytes (the replay and
+ * slot objects, the header array's slots, the Buffer object, the LRU's bookkeeping):
+ * about 700 bytes on V8's heap with 8 000 small replays held, rounded up. With it the
+ * count stays above what the heap shows (bench/replay-keys.ts, docs/performance.md).
+ */
+const ENTRY_BYTES = 1024;
 
 /**
  * Response headers that differ per request: a replay keeps a slot for each, written per
@@ -85,6 +108,8 @@ interface Replay {
 /** What replays need from the app's context, given when the app is built (app.ts). */
 export interface ReplayDeps {
   clock: Clock;
+  /** Bytes held at most; REPLAY_BYTES unless a test needs a small bound. */
+  maxBytes?: number;
   trust: TrustRule | undefined;
   access: AccessLog;
   recordRequest(route: string, method: string, status: number, seconds: number): void;
@@ -102,20 +127,40 @@ interface Checks {
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-const keyOf = (raw: IncomingMessage) => `${raw.url}\n${raw.headers['accept-encoding'] ?? ''}`;
+/** What replays are held, as the bound counts them. */
+export interface ReplayHoldings {
+  entries: number;
+  bytes: number;
+  maxBytes: number;
+}
+
+/** A replay's key: the encoding it is sent in and the raw URL; none for a URL too long to replay. */
+function keyOf(encoding: ResponseEncoding, url = ''): string | undefined {
+  return url.length > REPLAY_URL_MAX ? undefined : `${encoding} ${url}`;
+}
 
 export class CachedAnswers {
   readonly #deps: ReplayDeps;
-  readonly #replays = new LRUCache<string, Replay>({
-    max: 10_000,
-    maxSize: REPLAY_BYTES,
-    sizeCalculation: (replay) => replay.size,
-  });
+  readonly #replays: LRUCache<string, Replay>;
   #checks: Checks | undefined;
   #closing = false;
 
   constructor(deps: ReplayDeps) {
     this.#deps = deps;
+    this.#replays = new LRUCache<string, Replay>({
+      max: 10_000,
+      maxSize: deps.maxBytes ?? REPLAY_BYTES,
+      sizeCalculation: (replay) => replay.size,
+    });
+  }
+
+  /** What is held now (tests, bench/replay-keys.ts). */
+  holdings(): ReplayHoldings {
+    return {
+      entries: this.#replays.size,
+      bytes: this.#replays.calculatedSize,
+      maxBytes: this.#replays.maxSize,
+    };
   }
 
   /** Armed once the app is ready (its limiter, gate and guards exist); until then nothing is replayed. */
@@ -139,7 +184,8 @@ export class CachedAnswers {
   #serve(req: IncomingMessage, res: ServerResponse, fastify: Handler): boolean {
     const checks = this.#checks;
     if (req.method !== 'GET' || checks === undefined || this.#closing) return false;
-    const key = keyOf(req);
+    const key = keyOf(responseEncoding(req.headers), req.url);
+    if (key === undefined) return false;
     const replay = this.#replays.get(key);
     if (replay === undefined) return false;
     const started = performance.now();
@@ -151,8 +197,6 @@ export class CachedAnswers {
     if (
       headers['content-length'] !== undefined ||
       headers['transfer-encoding'] !== undefined ||
-      // The one other request header that changes what @fastify/compress sends.
-      headers['x-no-compression'] !== undefined ||
       (headers.host === undefined && req.httpVersion === '1.1') ||
       checks.refusedConnection(req) ||
       checks.underPressure()
@@ -207,7 +251,7 @@ export class CachedAnswers {
   /**
    * Keeps what Fastify is sending for a shared answer, as a replay (the last onSend hook:
    * every header is set, the payload is final). Only a complete 200 to a GET whose headers
-   * carry nothing per-caller beyond what `#send` rewrites.
+   * carry nothing per-caller beyond what `#send` rewrites, sent in the encoding its key names.
    */
   keep(
     request: FastifyRequest,
@@ -217,13 +261,27 @@ export class CachedAnswers {
   ): void {
     if (request.method !== 'GET' || reply.statusCode !== 200) return;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return;
+    const encoding = responseEncoding(request.raw.headers);
+    const key = keyOf(encoding, request.raw.url);
+    if (key === undefined) return;
     const sent = reply.getHeaders();
+    // The encoding the key names must be the one that left, or the replay would serve
+    // another: it is, unless the body was too small to compress (then it is for every
+    // request, whatever it accepts) or @fastify/compress decided otherwise than
+    // `responseEncoding` foresaw (then nothing is kept).
+    const left = sent['content-encoding'] ?? 'identity';
+    const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+    if (left !== encoding && !(left === 'identity' && size < COMPRESSION_THRESHOLD)) return;
     if (sent['set-cookie'] !== undefined) return;
     const cacheControl = sent['cache-control'];
     if (typeof cacheControl !== 'string') return;
     const prefix = /^(.*max-age=)\d+$/.exec(cacheControl)?.[1];
     if (prefix === undefined) return;
-    const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
+    // A copy of its own: a small string becomes a view on a shared 8 KiB pool slab, and
+    // zlib's one-shot output a view on its 16 KiB chunk, each kept whole by the view.
+    const body = Buffer.allocUnsafeSlow(size);
+    if (typeof payload === 'string') body.write(payload);
+    else payload.copy(body);
     const headers: string[] = [];
     const slots = { requestId: -1, rateLimit: -1, cacheControl: -1 };
     for (const [name, value] of Object.entries(sent)) {
@@ -238,14 +296,13 @@ export class CachedAnswers {
     }
     if (slots.requestId < 0 || slots.cacheControl < 0 || slots.rateLimit < 0) return;
     headers.push('content-length', String(body.length));
-    const size = body.length + headers.reduce((sum, h) => sum + h.length, 0);
-    this.#replays.set(keyOf(request.raw), {
+    this.#replays.set(key, {
       ...replay,
       headers,
       slots,
       cacheControl: prefix,
       payload: body,
-      size,
+      size: ENTRY_BYTES + key.length + body.length + headers.reduce((sum, h) => sum + h.length, 0),
     });
   }
 }
@@ -272,6 +329,7 @@ async function cachedAnswersPlugin(app: FastifyInstance, opts: { answers: Cached
   const serialized = new WeakMap<object, { route: string | undefined; json: string }>();
   // Replies sending a hit, with their entry's expiry: what onSend keeps as a replay.
   const hits = new WeakMap<FastifyReply, number>();
+  app.decorate('replays', { holdings: () => answers.holdings() });
 
   app.decorateReply('sendShared', function (this: FastifyReply, body: object, cache: Freshness) {
     this.cacheable(cache);

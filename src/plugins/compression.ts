@@ -19,6 +19,8 @@
  * a compressed one would be a way around the body limit's intent.
  */
 
+import type { IncomingHttpHeaders } from 'node:http';
+import { createRequire } from 'node:module';
 import { constants as zlib } from 'node:zlib';
 import compress from '@fastify/compress';
 import type { FastifyInstance } from 'fastify';
@@ -26,11 +28,44 @@ import fp from 'fastify-plugin';
 
 export const COMPRESSION_THRESHOLD = 1024;
 
+/** The encodings served, in the order preferred when the client ranks them equally. */
+const ENCODINGS = ['br', 'gzip'] as const;
+
+export type ResponseEncoding = (typeof ENCODINGS)[number] | 'identity';
+
+/**
+ * The Accept-Encoding negotiator @fastify/compress itself loads (resolved from its own
+ * directory, not ours): `responseEncoding` then answers what the plugin will do by
+ * construction, not by a copy of its rules that could drift when it is upgraded.
+ */
+const negotiate = (
+  createRequire(createRequire(import.meta.url).resolve('@fastify/compress'))(
+    '@fastify/accept-negotiator',
+  ) as { negotiate(header: string, supported: readonly string[]): string | null }
+).negotiate;
+
+/**
+ * The Content-Encoding @fastify/compress gives a compressible body of at least
+ * COMPRESSION_THRESHOLD bytes for a request with these headers: what its onSend hook
+ * decides from them (index.js, `onSend` and `getEncodingHeader`). X-No-Compression, in
+ * any form, means none; otherwise Accept-Encoding lower-cased, `*` and `x-gzip` read as
+ * gzip, negotiated against ENCODINGS; no header, or nothing acceptable, means none.
+ * Whatever the header's spelling or length, the answer is one of three values: what a
+ * cached answer's replay is keyed on (plugins/cached-answers.ts).
+ */
+export function responseEncoding(headers: IncomingHttpHeaders): ResponseEncoding {
+  if (headers['x-no-compression'] !== undefined) return 'identity';
+  const accept = headers['accept-encoding'];
+  if (accept === undefined) return 'identity';
+  const chosen = negotiate(accept.toLowerCase().replace(/\*|x-gzip/g, 'gzip'), ENCODINGS);
+  return chosen === 'br' || chosen === 'gzip' ? chosen : 'identity';
+}
+
 async function compressionPlugin(app: FastifyInstance): Promise<void> {
   await app.register(compress, {
     global: true,
     globalDecompression: false,
-    encodings: ['br', 'gzip'],
+    encodings: [...ENCODINGS],
     threshold: COMPRESSION_THRESHOLD,
     syncThreshold: 1024 * 1024,
     brotliOptions: {

@@ -36,8 +36,8 @@ export interface ChainRequest<P extends Provider, T> {
   call: (provider: P, signal: AbortSignal) => Promise<T | NoData>;
   /** Cache key (endpoint + normalized input); omit to bypass the cache. */
   key?: string;
-  /** Seconds an answer may be reused; 0 = not stored. */
-  ttl: (value: T) => number;
+  /** Seconds an answer may be reused, given who answered and who was tried first; 0 = not stored. */
+  ttl: (value: T, answered: Attribution) => number;
   signal?: AbortSignal;
   /**
    * Per-attempt timeout for this request instead of the chain's default
@@ -74,7 +74,7 @@ export class ProviderChain {
     }
     const result = await this.#opts.loader.load<Answer<T>>(`${req.capability}:${req.key}`, async () => {
       const answer = await this.#attempt(req);
-      return { value: answer, ttl: req.ttl(answer.value) };
+      return { value: answer, ttl: req.ttl(answer.value, answer) };
     });
     const { value, source, source_id, providers_tried } = result.value;
     return { value, source, source_id, providers_tried, cache: freshness(result) };

@@ -281,6 +281,29 @@ describe('GET /api/certificates when crt.sh fails', () => {
     expect(certspotter.requests[0]?.query.get('include_subdomains')).toBe('true');
   });
 
+  it('issue 29: the fallback’s answer is cached 5 minutes, not the hour: then crt.sh is asked again', async () => {
+    crtsh.fault = '503';
+    let now = NOW;
+    const a = await buildTestApp({
+      ca,
+      clock: () => now,
+      config: { crtshUrl: crtsh.url, certspotterUrl: certspotter.url, certspotterApiKey: KEY },
+    });
+    const fallback = await a.inject('/api/certificates?domain=example.com');
+    expect(fallback.json().source_id).toBe('certspotter');
+    expect(fallback.headers['cache-control']).toBe('public, max-age=300');
+    now += 299_000;
+    const hit = await a.inject('/api/certificates?domain=example.com');
+    expect(hit.headers['x-service-cache']).toBe('HIT');
+    expect(hit.headers['cache-control']).toBe('public, max-age=1');
+    crtsh.fault = 'none';
+    now += 2_000;
+    const again = await a.inject('/api/certificates?domain=example.com');
+    expect(again.headers['x-service-cache']).toBe('MISS');
+    expect(again.json().source_id).toBe('crtsh');
+    expect(again.headers['cache-control']).toBe('public, max-age=3600');
+  });
+
   it('with a key and both failing: 502 naming both, and nothing cached', async () => {
     crtsh.fault = '503';
     certspotter.fault = '429';

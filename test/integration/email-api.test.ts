@@ -89,6 +89,22 @@ describe('GET /api/email-security caching', () => {
   });
 });
 
+describe('GET /api/email-security selectors', () => {
+  it('issue 29: one set of selectors in any order or case is one cache entry, tried in alphabetical order', async () => {
+    const a = await app();
+    const first = await a.inject('/api/email-security?domain=monitor.email.test&selector=zz1,aa2');
+    expect(first.headers['x-service-cache']).toBe('MISS');
+    expect(first.json().tested_dkim_selectors.slice(0, 3)).toEqual(['aa2', 'zz1', 'google']);
+    const asked = dns.queries.length;
+    for (const spelling of ['aa2,zz1', 'ZZ1,aa2,zz1', 'aa2, Zz1']) {
+      const again = await a.inject(`/api/email-security?domain=monitor.email.test&selector=${spelling}`);
+      expect(again.headers['x-service-cache'], spelling).toBe('HIT');
+      expect(again.json(), spelling).toEqual(first.json());
+    }
+    expect(dns.queries.length).toBe(asked);
+  });
+});
+
 describe('GET /api/email-security rate limit', () => {
   it('is an expensive request: the 7th in a minute is a 429 with Retry-After', async () => {
     const a = await app({ rateLimitGeneral: { points: 1000, seconds: 60 } });

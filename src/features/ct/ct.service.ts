@@ -1,8 +1,9 @@
 /**
  * GET /api/certificates and GET /api/subdomains: normalize the domain, load
  * its CT history through the one CT chain (cached one hour under one key, so
- * the two endpoints share a single upstream call), then shape the answer;
- * subdomains also resolves the most recently valid names live.
+ * the two endpoints share a single upstream call; five minutes when the
+ * fallback gave it), then shape the answer; subdomains also resolves the most
+ * recently valid names live.
  */
 import { randomBytes } from 'node:crypto';
 import { type CachedLoader, type Freshness, freshness } from '../../cache/cached.js';
@@ -14,6 +15,7 @@ import type { ChainResult, ProviderChain } from '../../providers/chain.js';
 import type { CtProvider } from '../../providers/ct/types.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
 import type { DnsAnswer, DnsRecordType } from '../../providers/dns/types.js';
+import type { Attribution } from '../../providers/types.js';
 import { mapConcurrent } from './concurrency.js';
 import type { CertificatesResponse, GapBody, HostBody, SubdomainsResponse } from './ct.schema.js';
 import { buildHistory, type CtHistory, type HistoryGap } from './history.js';
@@ -24,6 +26,12 @@ import { selectSubdomainNames } from './subdomain-names.js';
 export const CERTIFICATES_TTL = 3600;
 /** Seconds a subdomains answer (CT plus live DNS) is reused. */
 export const SUBDOMAINS_TTL = 1800;
+/**
+ * Seconds a history is reused when the fallback gave it, crt.sh having failed, and a
+ * subdomains answer built on one: Cert Spotter lists unexpired certificates only, and
+ * crt.sh usually answers again within minutes, so the whole history is not held back an hour.
+ */
+export const FALLBACK_TTL = 300;
 /** Names resolved live per request: the most recently valid ones. */
 export const MAX_RESOLVED_NAMES = 50;
 /** Names resolved at once (each is three queries). */
@@ -76,6 +84,9 @@ export function parseCtDomain(input: string): string {
  */
 const CACHE_SHAPE = 'v2';
 
+/** Whether a provider failed before the one that answered: the answer is a fallback's. */
+const byFallback = (answered: Attribution) => answered.providers_tried.some((a) => a.status === 'failed');
+
 /** The domain's CT history through the chain: cache, crt.sh, then Cert Spotter after a failure. */
 export function loadCtHistory(deps: CtDeps, domain: string): Promise<ChainResult<CtHistory>> {
   return deps.chain.run({
@@ -83,7 +94,7 @@ export function loadCtHistory(deps: CtDeps, domain: string): Promise<ChainResult
     providers: deps.providers,
     key: `${CACHE_SHAPE}:${domain}`,
     // An empty history is an answer and is cached like any other; failures never reach here.
-    ttl: () => CERTIFICATES_TTL,
+    ttl: (_history, answered) => (byFallback(answered) ? FALLBACK_TTL : CERTIFICATES_TTL),
     timeoutMs: deps.timeoutMs,
     call: async (provider, signal) => buildHistory(domain, await provider.issuances(domain, signal)),
   });
@@ -125,7 +136,8 @@ export async function lookupSubdomains(
       // A partial DNS failure is not cached for half an hour: the next request asks again (the CT part stays cached).
       const complete =
         body.dns_wildcard.detected !== null && body.hosts.every((h) => h.status !== 'lookup_failed');
-      return { value: body, ttl: complete ? SUBDOMAINS_TTL : 0 };
+      const ttl = byFallback(ct) ? FALLBACK_TTL : SUBDOMAINS_TTL;
+      return { value: body, ttl: complete ? ttl : 0 };
     },
   );
   return { body: result.value, cache: freshness(result) };

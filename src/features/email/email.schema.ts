@@ -27,8 +27,9 @@ export const EmailSecurityQuerySchema = Type.Object({
       minLength: 1,
       maxLength: 400,
       description:
-        'Up to 5 comma-separated DKIM selectors (1–63 of A-Z a-z 0-9 . _ - each), tested before the built-in list ' +
-        '(also tried as BIMI selectors before `default`).',
+        'Up to 5 comma-separated DKIM selectors (1–63 of A-Z a-z 0-9 . _ - each), case-insensitive, tested in ' +
+        'alphabetical order (not the order given) before the built-in list (also tried as BIMI selectors, in that ' +
+        'order, before `default`).',
       examples: ['google', 's1,s2'],
     }),
   ),
@@ -361,7 +362,8 @@ export const EmailSecurityResponseSchema = Type.Object({
     }),
   ),
   tested_dkim_selectors: Type.Array(Type.String(), {
-    description: 'Every selector queried, in order: the caller’s, then the disclosed common list.',
+    description:
+      'Every selector queried, in order: the caller’s (alphabetical), then the disclosed common list.',
   }),
   recommendations: Type.Array(
     Type.Object({

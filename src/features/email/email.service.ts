@@ -3,7 +3,8 @@
  * independent DNS lookups in flight at once (the SPF tree one level at a
  * time), fetch the MTA-STS policy and BIMI assets through outbound safety,
  * score, and shape the answer. The whole answer is cached 300 s, keyed on the
- * normalized domain and selectors; an answer with a failed lookup is not.
+ * normalized domain and the set of selectors (sorted: `a,b` and `b,a` are one
+ * question, one entry, one answer); an answer with a failed lookup is not.
  */
 import { type CachedLoader, type Freshness, freshness } from '../../cache/cached.js';
 import { badInput } from '../../errors.js';
@@ -71,7 +72,10 @@ export async function lookupEmailSecurity(
   deps: EmailSecurityDeps & { loader: Pick<CachedLoader, 'load'> },
   query: EmailSecurityQuery,
 ): Promise<{ body: EmailSecurityResponse; cache: Freshness }> {
-  const input = parseEmailSecurityInput(query);
+  const parsed = parseEmailSecurityInput(query);
+  // The caller's selectors as a set: every order of one set is one cache entry, and the answer
+  // (the order selectors are tried and listed in, BIMI's first match) is the same for all of them.
+  const input = { ...parsed, selectors: [...parsed.selectors].sort() };
   const key = `email-security:${input.domain}:${input.selectors.join(',')}`;
   const result = await deps.loader.load(key, async () => {
     const body = await checkEmailSecurity(deps, input);

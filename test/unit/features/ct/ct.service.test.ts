@@ -9,6 +9,7 @@ import { CachedLoader } from '../../../../src/cache/cached.js';
 import { MemoryCache } from '../../../../src/cache/memory.js';
 import { AppError, upstreamFailed } from '../../../../src/errors.js';
 import {
+  FALLBACK_TTL,
   lookupCertificates,
   lookupSubdomains,
   MAX_HOSTS,
@@ -183,6 +184,34 @@ describe('lookupCertificates', () => {
     expect((await lookupCertificates(deps, 'example.com')).body.gaps).toEqual(body.gaps);
     expect((await lookupSubdomains(deps, 'example.com')).body.gaps).toEqual(body.gaps);
     expect(fallback.calls).toBe(1);
+  });
+
+  it(`issue 29: a history the fallback gave is reused ${FALLBACK_TTL} s, and a subdomains answer built on it too`, async () => {
+    let failing = true;
+    const primary = new FakeCt('primary', () => {
+      if (failing) throw new ProviderError('http_status', 'HTTP 503 from example.test');
+      return { issuances: [issuance(1)], gaps: [] };
+    });
+    const fallback = new FakeCt('fallback', () => ({ issuances: [issuance(2)], gaps: [UNEXPIRED_ONLY] }));
+    const deps = setup([primary, fallback]);
+    const certificates = await lookupCertificates(deps, 'example.com');
+    expect(certificates.cache).toEqual({
+      hit: false,
+      maxAge: FALLBACK_TTL,
+      expiresAt: NOW + FALLBACK_TTL * 1000,
+    });
+    const subdomains = await lookupSubdomains(deps, 'example.com');
+    expect(subdomains.body.source_id).toBe('fallback');
+    expect(subdomains.cache).toEqual({
+      hit: false,
+      maxAge: FALLBACK_TTL,
+      expiresAt: NOW + FALLBACK_TTL * 1000,
+    });
+    // The primary answering is reused the full hour.
+    failing = false;
+    const direct = await lookupCertificates(setup([primary, fallback]), 'example.com');
+    expect(direct.body.source_id).toBe('primary');
+    expect(direct.cache.maxAge).toBe(3600);
   });
 
   it('an unexpired-only provider answering first says only what it lists', async () => {
