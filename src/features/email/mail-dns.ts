@@ -7,7 +7,7 @@
  * response's attribution.
  */
 import { AppError } from '../../errors.js';
-import { parseIp } from '../../net/address.js';
+import { parseIpBytes } from '../../net/address.js';
 import { reverseName } from '../../net/names.js';
 import { InvalidDnsNameError } from '../../providers/dns/names.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
@@ -162,13 +162,13 @@ export async function reverseNames(
   address: string,
   limit: number,
 ): Promise<{ names: string[]; confirmed: string[] } | undefined> {
-  const bytes = parseIp(address);
+  const bytes = parseIpBytes(address);
   if (!bytes) return undefined;
   const ptr = await dns.ptr(reverseName(address));
   if (ptr.kind !== 'answer') return undefined;
   const names = ptr.records.slice(0, limit);
   const same = (text: string) => {
-    const other = parseIp(text);
+    const other = parseIpBytes(text);
     return other?.length === bytes.length && other.every((b, i) => b === bytes[i]);
   };
   const forward = await Promise.all(names.map((n) => (bytes.length === 4 ? dns.a(n) : dns.aaaa(n))));
