@@ -6,6 +6,7 @@
  */
 import { type ProviderAttempt, ProviderError } from './providers/types.js';
 
+/** Every `code` an error body carries on the wire: ErrorBody and AppError take nothing else. */
 export type ErrorCode =
   | 'bad_request'
   | 'not_found'
@@ -16,13 +17,14 @@ export type ErrorCode =
   | 'challenge_required'
   | 'challenge_failed'
   | 'rate_limited'
+  | 'too_many_connections'
   | 'upstream_failed'
   | 'unavailable'
   | 'internal';
 
 export interface ErrorBody {
   error: string;
-  code?: string;
+  code?: ErrorCode;
   providers_tried?: ProviderAttempt[];
 }
 
@@ -70,6 +72,14 @@ export function badInput(param: string, why: string): AppError {
 
 export function upstreamFailed(what: string, providersTried: ProviderAttempt[]): AppError {
   return new AppError(502, 'upstream_failed', `${what}: every provider failed`, { providersTried });
+}
+
+/**
+ * Whether `err` is upstreamFailed's answer (or another 502 `upstream_failed`): every provider
+ * failed, a state of the world a caller may turn into its own outcome. Told by its code.
+ */
+export function isUpstreamFailed(err: unknown): err is AppError {
+  return err instanceof AppError && err.code === 'upstream_failed';
 }
 
 /** Every provider asked answered that it holds nothing for this question: not a failure, not an answer. */

@@ -6,7 +6,7 @@
  * `error`, not the whole response. The attempts are collected for the
  * response's attribution.
  */
-import { AppError } from '../../errors.js';
+import { type AppError, isUpstreamFailed } from '../../errors.js';
 import { parseIpBytes } from '../../net/address.js';
 import { reverseName } from '../../net/names.js';
 import { InvalidDnsNameError } from '../../providers/dns/names.js';
@@ -83,7 +83,7 @@ export function createMailDns(resolver: Pick<DnsResolver, 'resolve'>, signal?: A
         };
       } catch (err) {
         if (err instanceof InvalidDnsNameError) return { kind: 'invalid_name', message: err.message };
-        if (err instanceof AppError && err.statusCode === 502) {
+        if (isUpstreamFailed(err)) {
           record(err.providersTried ?? []);
           firstFailure ??= err;
           return { kind: 'error', message: describeFailure(err) };
