@@ -10,8 +10,8 @@
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, type ZlibOptions } from 'node:zlib';
 import { Agent, type Dispatcher, request, errors as undiciErrors } from 'undici';
+import { ProviderError } from '../errors.js';
 import { redirectRefusal } from '../net/redirect.js';
-import { ProviderError } from './types.js';
 
 export const USER_AGENT = 'netdiag/2.1.0 (network diagnostics service; +https://github.com/netdiag/netdiag)';
 

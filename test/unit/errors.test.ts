@@ -3,10 +3,10 @@ import {
   AppError,
   isUpstreamFailed,
   noProviderData,
+  ProviderError,
   tooManyRequests,
   upstreamFailed,
 } from '../../src/errors.js';
-import { ProviderError } from '../../src/providers/types.js';
 
 describe('isUpstreamFailed', () => {
   it('tells "every provider failed" by its code, whoever built it', () => {

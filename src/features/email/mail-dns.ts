@@ -6,13 +6,13 @@
  * `error`, not the whole response. The attempts are collected for the
  * response's attribution.
  */
-import { type AppError, isUpstreamFailed } from '../../errors.js';
+import { type AppError, isUpstreamFailed, type ProviderAttempt } from '../../errors.js';
 import { parseIpBytes } from '../../net/address.js';
 import { reverseName } from '../../net/names.js';
 import { InvalidDnsNameError } from '../../providers/dns/names.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
 import type { DnsAnswer, DnsRecordType } from '../../providers/dns/types.js';
-import type { Attribution, ProviderAttempt } from '../../providers/types.js';
+import type { Attribution } from '../../providers/types.js';
 import type { DnsOutcome, MailDns, MxRecord, TlsaRecord } from './types.js';
 
 export interface MailDnsStats {

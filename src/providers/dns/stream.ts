@@ -8,8 +8,8 @@
  */
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { ProviderError } from '../../errors.js';
 import { classifyError } from '../http-client.js';
-import { ProviderError } from '../types.js';
 import { abortable, abortError } from './abort.js';
 import type { DnsAnswer } from './types.js';
 import { type DnsQuestion, encodeQuery, expectAnswer, randomId } from './wire.js';

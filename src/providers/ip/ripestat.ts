@@ -1,5 +1,5 @@
+import { ProviderError } from '../../errors.js';
 import { RipestatAdapter } from '../ripestat-data.js';
-import { ProviderError } from '../types.js';
 import { buildTime } from './data-age.js';
 import { coordinate, type DataAttribution, type GeoLocation, type GeoProvider } from './geo.js';
 import { formatIpNumber, type ParsedIp } from './ip-number.js';

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Reader } from 'mmdb-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../../../src/config/index.js';
+import { isProviderError } from '../../../../src/errors.js';
 import { providerCatalog } from '../../../../src/providers/catalog.js';
 import {
   DBIP_ATTRIBUTION,
@@ -13,7 +14,6 @@ import {
 } from '../../../../src/providers/ip/geo.js';
 import { GeoIpDatabase, pathList } from '../../../../src/providers/ip/geoip-mmdb.js';
 import { parseIpNumber } from '../../../../src/providers/ip/ip-number.js';
-import { isProviderError } from '../../../../src/providers/types.js';
 import { fixtureText } from '../../../fakes/https-upstream.js';
 import { buildMmdb } from './mmdb-writer.js';
 
