@@ -8,6 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../../../src/config/index.js';
 import { ProviderError } from '../../../../src/errors.js';
+import { USER_AGENT } from '../../../../src/net/user-agent.js';
 import { providerCatalog } from '../../../../src/providers/catalog.js';
 import {
   CRTSH_RESULT_LIMIT,
@@ -18,7 +19,7 @@ import {
   parseCrtshRows,
   searchUrl,
 } from '../../../../src/providers/ct/crtsh.js';
-import { HttpClient, USER_AGENT } from '../../../../src/providers/http-client.js';
+import { HttpClient } from '../../../../src/providers/http-client.js';
 import { rejectionOf } from '../../../expect-error.js';
 import {
   CRTSH_DEADLINE,
