@@ -150,6 +150,11 @@ describe('architecture', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('sends every cached lookup through answer(), never reply.sendShared from a route', () => {
+    const offenders = files.filter((f) => f.path.endsWith('.route.ts') && /\.sendShared\(/.test(f.text));
+    expect(offenders.map((f) => f.path)).toEqual([]);
+  });
+
   it('keeps every file under src/ within ~450 lines, or says in its header why it is one file', () => {
     const offenders = files
       .filter((f) => f.text.split('\n').length > 460)
