@@ -8,9 +8,10 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../cache/types.js';
 import type { Config } from '../../config/index.js';
+import type { ProviderError } from '../../errors.js';
 import { providerCatalog } from '../catalog.js';
 import type { HttpClient } from '../http-client.js';
-import type { Provider, ProviderError } from '../types.js';
+import type { Provider } from '../types.js';
 import { RdapAggregator } from './aggregator.js';
 import { AggregatorBudget } from './aggregator-budget.js';
 import { BootstrapStore, RdapBootstrap } from './bootstrap.js';
