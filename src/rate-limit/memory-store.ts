@@ -26,8 +26,13 @@ export class MemoryStore implements RateLimitStore {
 
   take(counters: readonly Counter[], key: string): WindowState[] {
     const now = this.#clock();
-    const states: WindowState[] = [];
-    for (const counter of counters) {
+    if (counters.length === 0) return [];
+    const first = this.#takeOne(counters[0]!, key, now);
+    // An array literal: a general budget alone (most requests) costs one small allocation.
+    const states = [first];
+    if (first.consumed > counters[0]!.points) return states;
+    for (let i = 1; i < counters.length; i++) {
+      const counter = counters[i]!;
       const state = this.#takeOne(counter, key, now);
       states.push(state);
       if (state.consumed > counter.points) break;
