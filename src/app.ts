@@ -216,7 +216,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await app.register(rateLimit, {
     general: config.rateLimitGeneral,
     expensive: config.rateLimitExpensive,
-    redis: ctx.redis,
+    store: ctx.rateLimitStore,
     onReject: (group) => ctx.metrics.rateLimited.inc({ group }),
   });
   // After the limiter, in the same onRequest phase: a 429 takes precedence over the 403.

@@ -19,7 +19,7 @@
  *
  *  - the request id (logger.ts requestIdOf) and the client address (client-address.ts);
  *  - the challenge gate's verdict for a gated route (challenge-gate.ts);
- *  - the rate limit: the route's budgets counted (rate-limit.ts admit), RateLimit written;
+ *  - the rate limit: the route's budgets counted (rate-limit/client-limits.ts admit), RateLimit written;
  *  - Cache-Control's max-age counted down from the entry's expiry (as a cache read does);
  *  - the access-log line, the request metrics and the cache-hit count.
  *
@@ -47,9 +47,9 @@ import type { Freshness } from '../cache/cached.js';
 import type { Clock } from '../cache/types.js';
 import type { AccessLog } from '../logger.js';
 import { requestIdOf } from '../logger.js';
+import type { Budget, Verdict } from '../rate-limit/client-limits.js';
 import { rawClientIp, type TrustRule } from './client-address.js';
 import { COMPRESSION_THRESHOLD, type ResponseEncoding, responseEncoding } from './compression.js';
-import type { Budget, Verdict } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyReply {

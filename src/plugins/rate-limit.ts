@@ -1,25 +1,25 @@
 /**
- * Per-address limits (docs/architecture.md §5): a general budget across /api/* and /mcp
- * (whose handler counts the messages no /api route counts: charge() below), and a smaller
- * one for expensive live measurements, which routes opt into with
- * `config: { expensive: true }`. Counted in Redis when configured so every
- * instance shares one budget; if Redis fails, an in-process insurance limiter
- * takes over and the service keeps serving.
- *
- * Headers follow draft-ietf-httpapi-ratelimit-headers (structured fields):
- *   RateLimit-Policy: "general";q=30;w=60, "expensive";q=6;w=60
- *   RateLimit: "general";r=29;t=60
+ * The per-client limits (rate-limit/client-limits.ts) on Fastify: which budgets a route
+ * counts against (/api/* the general one; routes with `config: { expensive: true }` the
+ * expensive one as well), counted in onRequest, with the RateLimit headers and the 429.
+ * The counting itself, and where it is kept, is src/rate-limit/'s.
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Redis } from 'ioredis';
-import { RateLimiterRes } from 'rate-limiter-flexible';
-import { serializeList } from 'structured-headers';
-import { FixedWindowCounter, sharedLimiter } from '../cache/limiter.js';
 import type { RateLimitSpec } from '../config/index.js';
 import { type AppError, tooManyRequests } from '../errors.js';
-import { clientIp, rateLimitKey } from './client-address.js';
+import {
+  type Budget,
+  ClientLimits,
+  type LimitGroup,
+  type LimitState,
+  type LimitTier,
+  type Verdict,
+} from '../rate-limit/client-limits.js';
+import { MemoryStore } from '../rate-limit/memory-store.js';
+import type { RateLimitStore } from '../rate-limit/store.js';
+import { clientIp } from './client-address.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -27,48 +27,12 @@ declare module 'fastify' {
     expensive?: boolean;
   }
   interface FastifyInstance {
-    /** Read-only view of the limits, for GET /api/challenge/status. */
-    rateLimits: RateLimitView;
+    /** The limits: what a request counts against, counting it, and reading a caller's state. */
+    rateLimits: RateLimits;
   }
 }
 
-export type LimitGroup = 'general' | 'expensive';
-
-/** A budget's answer to one point: whether it was granted, and the window it fell in. */
-export interface Taken {
-  granted: boolean;
-  remaining: number;
-  msBeforeNext: number;
-}
-
-export interface Limiter {
-  readonly group: LimitGroup;
-  readonly spec: RateLimitSpec;
-  /** Synchronous when counted in process (the hot path awaits nothing); a promise with Redis. */
-  consume(key: string): Taken | Promise<Taken>;
-  /** The current state without consuming a point; null when the key has no window open. */
-  get(key: string): Promise<Taken | null>;
-  /** With Redis: the counter's key for a client key (rate-limiter-flexible's naming). */
-  readonly redisKey?: (key: string) => string;
-}
-
-/** One caller's budget in one tier. */
-export interface LimitState {
-  limit: number;
-  remaining: number;
-  /** Whole seconds until the window resets; 0 when no window is open. */
-  reset_seconds: number;
-}
-
-export interface LimitTier {
-  name: LimitGroup;
-  limit: number;
-  window_seconds: number;
-  /** Route paths counted against this tier on top of the general one (expensive tier only). */
-  endpoints?: string[];
-}
-
-export interface RateLimitView {
+export interface RateLimits {
   tiers(): LimitTier[];
   /** The caller's state in every tier, read without consuming a point. */
   peek(ip: string): Promise<Record<LimitGroup, LimitState>>;
@@ -92,219 +56,17 @@ export interface RateLimitView {
 export interface RateLimitOptions {
   general: RateLimitSpec;
   expensive: RateLimitSpec;
-  redis?: Redis | undefined;
+  /** Where the budgets are counted (ctx.rateLimitStore); in this process when absent. */
+  store?: RateLimitStore;
   onReject?: (group: LimitGroup) => void;
 }
 
-function taken(spec: RateLimitSpec, consumed: number, msBeforeNext: number): Taken {
-  return { granted: consumed <= spec.points, remaining: Math.max(0, spec.points - consumed), msBeforeNext };
-}
-
-function fromRes(spec: RateLimitSpec, res: RateLimiterRes): Taken {
-  return taken(spec, res.consumedPoints, res.msBeforeNext);
-}
-
-function makeLimiter(group: LimitGroup, spec: RateLimitSpec, redis: Redis | undefined): Limiter {
-  if (redis === undefined) {
-    const window = new FixedWindowCounter(spec.seconds);
-    return {
-      group,
-      spec,
-      consume: (key) => {
-        const state = window.consume(key);
-        return taken(spec, state.consumed, state.msBeforeNext);
-      },
-      get: async (key) => {
-        const state = window.peek(key);
-        return state === undefined ? null : taken(spec, state.consumed, state.msBeforeNext);
-      },
-    };
-  }
-  const limiter = sharedLimiter({
-    keyPrefix: `rl:${group}`,
-    points: spec.points,
-    duration: spec.seconds,
-    redis,
-  });
-  return {
-    group,
-    spec,
-    redisKey: (key) => limiter.getKey(key),
-    consume: (key) =>
-      limiter.consume(key).then(
-        (res) => fromRes(spec, res),
-        (rejection: unknown) => {
-          // rate-limiter-flexible rejects with a RateLimiterRes when the budget is spent.
-          if (rejection instanceof RateLimiterRes) return fromRes(spec, rejection);
-          throw rejection;
-        },
-      ),
-    get: async (key) => {
-      const res = await limiter.get(key);
-      return res === null ? null : fromRes(spec, res);
-    },
-  };
-}
-
-function stateOf(spec: RateLimitSpec, res: Taken | null): LimitState {
-  // No record, or one whose window has lapsed but not yet been swept: the full budget is there.
-  if (res === null || res.msBeforeNext <= 0)
-    return { limit: spec.points, remaining: spec.points, reset_seconds: 0 };
-  return {
-    limit: spec.points,
-    remaining: Math.min(spec.points, res.remaining),
-    reset_seconds: Math.ceil(res.msBeforeNext / 1000),
-  };
-}
-
-/**
- * One member of the RateLimit list (a structured-field list, RFC 9651): the policy's name as
- * a string, remaining quota (r) and seconds to reset (t), both non-negative integers. Written
- * directly: serializing it through structured-headers cost ~0.9 µs per request for a string
- * whose only variable parts are two integers (the two agree: test/unit/plugins).
- */
-export function rateLimitItem(group: LimitGroup, remaining: number, resetSeconds: number): string {
-  return `"${group}";r=${remaining};t=${resetSeconds}`;
-}
-
-function itemOf(group: LimitGroup, res: Taken): string {
-  return rateLimitItem(group, res.remaining, Math.max(0, Math.ceil(res.msBeforeNext / 1000)));
-}
-
-/** The budgets a request counts against, and the RateLimit-Policy that describes them. */
-export interface Budget {
-  readonly limiters: readonly Limiter[];
-  readonly policy: string;
-  /** With Redis and more than one budget: all of them taken in one round trip (below). */
-  readonly takeAll?: (key: string) => Promise<Taken[]>;
-}
-
-/**
- * rate-limiter-flexible's own counting step (set NX with the window, INCRBY, PTTL, the
- * window restored if it had none), for each counter in order, stopping after the first
- * that goes over its points: what consuming them one after the other through the library
- * does, in one round trip instead of one per budget. Same keys, same values, so the
- * library still reads them (status) and counts them when a route has a single budget.
- * ARGV: the window in seconds, then the points, for each key.
- */
-const TAKE_ALL = `
-local out = {}
-for i, key in ipairs(KEYS) do
-  local window = tonumber(ARGV[2 * i - 1])
-  redis.call('set', key, 0, 'EX', window, 'NX')
-  local consumed = redis.call('incrby', key, 1)
-  local ttl = redis.call('pttl', key)
-  if ttl == -1 then
-    redis.call('expire', key, window)
-    ttl = 1000 * window
-  end
-  out[#out + 1] = consumed
-  out[#out + 1] = ttl
-  if consumed > tonumber(ARGV[2 * i]) then break end
-end
-return out
-`;
-
-type TakeAllCommand = (numKeys: number, ...args: (string | number)[]) => Promise<number[]>;
-
-/**
- * The budgets taken in one round trip (TAKE_ALL); undefined in process or for one budget.
- * If the script fails (Redis down), the budgets are taken one by one through the library,
- * whose in-process insurance limiter answers while Redis cannot.
- */
-function takeAllInRedis(redis: Redis | undefined, limiters: readonly Limiter[]): Budget['takeAll'] {
-  if (redis === undefined || limiters.length < 2) return undefined;
-  redis.defineCommand('netdiagTakeAll', { lua: TAKE_ALL });
-  const command = (redis as unknown as { netdiagTakeAll: TakeAllCommand }).netdiagTakeAll.bind(redis);
-  const args = limiters.flatMap((l) => [l.spec.seconds, l.spec.points]);
-  return async (key) => {
-    const keys = limiters.map((l) => l.redisKey?.(key) ?? key);
-    const out = await command(keys.length, ...keys, ...args);
-    const list: Taken[] = [];
-    for (let i = 0; i < out.length / 2; i++)
-      list.push(taken(limiters[i]!.spec, out[2 * i]!, out[2 * i + 1]!));
-    return list;
-  };
-}
-
-/** One request's passage through its budgets. */
-export interface Verdict {
-  /** The RateLimit header: one member per budget consulted. */
-  items: string;
-  /** The budget that refused and the seconds until a retry can succeed; absent when all granted. */
-  refused?: { group: LimitGroup; retryAfter: number };
-}
-
-/**
- * Takes a point from each budget in order, stopping at the first that refuses (its point is
- * counted, the next budget's is not). In process every budget answers synchronously and so
- * does this (the hot path awaits nothing); with Redis it answers with a promise.
- */
-function admit(budget: Budget, key: string): Verdict | Promise<Verdict> {
-  if (budget.takeAll === undefined) return admitEach(budget.limiters, key);
-  return budget.takeAll(key).then(
-    (list) => {
-      let verdict: Verdict = { items: '' };
-      for (let i = 0; i < list.length && verdict.refused === undefined; i++) {
-        verdict = step(budget.limiters[i]!, list[i]!, verdict.items);
-      }
-      return verdict;
-    },
-    () => admitEach(budget.limiters, key),
-  );
-}
-
-function admitEach(
-  limiters: readonly Limiter[],
-  key: string,
-  from = 0,
-  items = '',
-): Verdict | Promise<Verdict> {
-  for (let i = from; i < limiters.length; i++) {
-    const limiter = limiters[i]!;
-    const answer = limiter.consume(key);
-    if (answer instanceof Promise) {
-      return answer.then((res) => {
-        const verdict = step(limiter, res, items);
-        return verdict.refused === undefined ? admitEach(limiters, key, i + 1, verdict.items) : verdict;
-      });
-    }
-    const verdict = step(limiter, answer, items);
-    if (verdict.refused !== undefined) return verdict;
-    items = verdict.items;
-  }
-  return { items };
-}
-
-function step(limiter: Limiter, res: Taken, items: string): Verdict {
-  const member = itemOf(limiter.group, res);
-  const list = items === '' ? member : `${items}, ${member}`;
-  if (res.granted) return { items: list };
-  return {
-    items: list,
-    refused: { group: limiter.group, retryAfter: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) },
-  };
-}
-
 async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Promise<void> {
-  const general = makeLimiter('general', opts.general, opts.redis);
-  const expensive = makeLimiter('expensive', opts.expensive, opts.redis);
-  const policyOf = (groups: Limiter[]) =>
-    serializeList(
-      groups.map((l) => [
-        l.group,
-        new Map([
-          ['q', l.spec.points],
-          ['w', l.spec.seconds],
-        ]),
-      ]),
-    );
-  const cheap: Budget = { limiters: [general], policy: policyOf([general]) };
-  const costly: Budget = {
-    limiters: [general, expensive],
-    policy: policyOf([general, expensive]),
-    takeAll: takeAllInRedis(opts.redis, [general, expensive]),
-  };
+  const limits = new ClientLimits({
+    general: opts.general,
+    expensive: opts.expensive,
+    store: opts.store ?? new MemoryStore(),
+  });
   // Verdicts reached before Fastify saw the request (plugins/cached-answers.ts counted it and
   // found it refused): the hook answers from them instead of counting the request again.
   const settled = new WeakMap<IncomingMessage, Verdict>();
@@ -314,38 +76,26 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Pr
     if (route.config?.expensive) expensivePaths.add(route.url);
   });
   app.decorate('rateLimits', {
-    tiers: (): LimitTier[] => [
-      { name: 'general', limit: general.spec.points, window_seconds: general.spec.seconds },
-      {
-        name: 'expensive',
-        limit: expensive.spec.points,
-        window_seconds: expensive.spec.seconds,
-        endpoints: [...expensivePaths].sort(),
-      },
-    ],
-    peek: async (ip: string): Promise<Record<LimitGroup, LimitState>> => {
-      const key = rateLimitKey(ip);
-      const [g, e] = await Promise.all([general.get(key), expensive.get(key)]);
-      return { general: stateOf(general.spec, g), expensive: stateOf(expensive.spec, e) };
-    },
+    tiers: () => limits.tiers([...expensivePaths]),
+    peek: (ip) => limits.peek(ip),
     budgetOf: (request) => {
       // The matched route when there is one: the router decodes the path, so /%61pi/dns
       // reaches /api/dns although its raw URL does not start with /api/.
       const route = request.routeOptions;
       if (!(route.url ?? request.url).startsWith('/api/')) return undefined;
-      return route.config.expensive ? costly : cheap;
+      return route.config.expensive ? limits.costly : limits.cheap;
     },
-    admit: (budget, ip) => admit(budget, rateLimitKey(ip)),
+    admit: (budget, ip) => limits.admit(budget, ip),
     settle: (raw, verdict) => {
       settled.set(raw, verdict);
     },
     charge: (request, reply) => {
-      reply.header('ratelimit-policy', cheap.policy);
-      const verdict = admit(cheap, rateLimitKey(clientIp(request)));
+      reply.header('ratelimit-policy', limits.cheap.policy);
+      const verdict = limits.admit(limits.cheap, clientIp(request));
       if (verdict instanceof Promise) return verdict.then((v) => charged(reply, v));
       charged(reply, verdict);
     },
-  } satisfies RateLimitView);
+  } satisfies RateLimits);
 
   /** The verdict's RateLimit header written; the 429 to answer when a budget refused. */
   const refusalOf = (reply: FastifyReply, verdict: Verdict): AppError | undefined => {
@@ -369,7 +119,7 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Pr
     const budget = app.rateLimits.budgetOf(request);
     if (budget === undefined) return done();
     reply.header('ratelimit-policy', budget.policy);
-    const verdict = settled.get(request.raw) ?? admit(budget, rateLimitKey(clientIp(request)));
+    const verdict = settled.get(request.raw) ?? limits.admit(budget, clientIp(request));
     if (verdict instanceof Promise) verdict.then((v) => apply(reply, v, done), done);
     else apply(reply, verdict, done);
   });

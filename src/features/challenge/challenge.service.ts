@@ -120,7 +120,7 @@ export interface StatusDeps {
   clock: Clock;
   /** CHALLENGE_EXEMPT_CIDRS: callers from these need no session. */
   exemptCidrs: readonly string[];
-  /** The caller's remaining budgets and the limits (plugins/rate-limit.ts). */
+  /** The caller's remaining budgets and the limits (rate-limit/client-limits.ts). */
   limits: (ip: string) => Promise<Pick<ChallengeStatus, 'rate_limit' | 'tiers'>>;
 }
 

@@ -13,7 +13,7 @@ import {
   REPLAY_URL_MAX,
   type ReplayDeps,
 } from '../../../src/plugins/cached-answers.js';
-import type { Budget } from '../../../src/plugins/rate-limit.js';
+import type { Budget } from '../../../src/rate-limit/client-limits.js';
 
 const deps: ReplayDeps = {
   clock: () => 0,
@@ -32,7 +32,7 @@ const SENT = {
 };
 const KEPT = {
   route: '/api/dns',
-  budget: { limiters: [], policy: '' } as Budget,
+  budget: { counters: [], policy: '' } as Budget,
   gated: false,
   expiresAt: 60_000,
 };
