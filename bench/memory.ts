@@ -30,10 +30,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeDnsServer } from '../test/fakes/dns-server.js';
-import { fixtureText, startFakeUpstream } from '../test/fakes/https-upstream.js';
+import { startFakeUpstream } from '../test/fakes/https-upstream.js';
 import { redisBinary, startRedis } from '../test/fakes/redis.js';
 import { getTestPki } from '../test/fakes/test-ca.js';
 import { type NetdiagProcess, startNetdiag } from '../test/scale/netdiag-process.js';
+import { sharedFixtureText } from '../test/shared-data.js';
 import { syntheticGeofeed } from './synthetic-geofeed.js';
 
 const REQUESTS = 1_000;
@@ -212,7 +213,8 @@ async function main(): Promise<void> {
   writeFileSync(relayFile, syntheticGeofeed(290_000).text);
   const dns = await startFakeDnsServer();
   const lists = await startFakeUpstream({
-    routes: { '/torbulkexitlist': { body: fixtureText('relay/tor-torbulkexitlist.txt') } },
+    // The real list, from ../shared (test/shared-data.ts).
+    routes: { '/torbulkexitlist': { body: sharedFixtureText('relay/tor-torbulkexitlist.txt') } },
   });
   const env = (extra: Record<string, string> = {}): Record<string, string> => ({
     NODE_EXTRA_CA_CERTS: pki.caFile,

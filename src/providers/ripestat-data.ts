@@ -6,7 +6,7 @@
  *
  *   GET {RIPESTAT_URL}/data/<data-call>/data.json?resource=<...>&sourceapp=netdiag
  *
- * Every answer is wrapped in the same envelope (see test/fixtures/ripestat/):
+ * Every answer is wrapped in the same envelope (see ../shared/fixtures/ripestat/):
  * `status` ("ok" or "error"), `status_code`, `data_call_name`,
  * `data_call_status` ("supported", "supported - based on 2.1",
  * "deprecated - ...", "development", ...), `messages` ([level, text] pairs)

@@ -15,6 +15,10 @@
  * record left stale by a certificate change; also only as root), and, with `challenge`, the fake siteverify plus a fake
  * Turnstile widget script served from another origin (so the page's CSP is
  * exercised for real).
+ *
+ * The python.org crt.sh rows, the google.com RDAP answer, RIPEstat's prefix overview and the
+ * relay lists are real captures from ../shared (test/shared-data.ts); without it the upstreams
+ * start without them (`captures`).
  */
 
 import { createHash, X509Certificate } from 'node:crypto';
@@ -33,7 +37,7 @@ import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
 import { DEFAULT_ZONES, type FakeRecord, type FakeZone, testZone } from '../fakes/dns-zones.js';
 import { startGlobalping } from '../fakes/globalping.js';
 import { type HttpTarget, startHttpTarget } from '../fakes/http-targets.js';
-import { type FakeUpstream, fixture, fixtureText, startFakeUpstream } from '../fakes/https-upstream.js';
+import { type FakeReply, type FakeUpstream, fixture, startFakeUpstream } from '../fakes/https-upstream.js';
 import { type FakeSmtpServer, startFakeSmtpServer } from '../fakes/smtp-server.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import {
@@ -41,6 +45,7 @@ import {
   type FakeSiteverify,
   startFakeSiteverify,
 } from '../integration/challenge-fake-siteverify.js';
+import { hasShared, sharedFixture, sharedFixtureText } from '../shared-data.js';
 
 export interface FixtureAppOptions {
   config?: Partial<Config>;
@@ -272,11 +277,38 @@ async function startMailServers(siteAddress: string | undefined): Promise<MailSe
   };
 }
 
-/** One answer per search, whichever spelling of `q` asks for it, as crt.sh does. */
-const CRTSH: Record<string, unknown[]> = {
-  'example.com': fixture('ct/crtsh-scenario-example.com.json') as unknown[],
-  'python.org': fixture('ct/crtsh-python.org-legacy-schema.first300.json') as unknown[],
-};
+/**
+ * What the upstreams serve from real captures (../shared). Without it those answers are left
+ * out: crt.sh knows no python.org, the RDAP aggregator and RIPEstat answer 404 and the relay
+ * lists 404 (they never load); the tests that read them are skipped (`hasShared`).
+ */
+function captures(): Record<'rdap' | 'lists' | 'ripestat', Record<string, FakeReply>> & {
+  crtsh: Record<string, unknown[]>;
+  rdapType: Record<string, string>;
+} {
+  const rdapType = { 'content-type': 'application/rdap+json' };
+  /** One answer per search, whichever spelling of `q` asks for it, as crt.sh does. */
+  const crtsh: Record<string, unknown[]> = {
+    'example.com': fixture('ct/crtsh-scenario-example.com.json') as unknown[],
+  };
+  if (!hasShared) return { crtsh, rdapType, rdap: {}, lists: {}, ripestat: {} };
+  crtsh['python.org'] = sharedFixture('ct/crtsh-python.org-legacy-schema.first300.json') as unknown[];
+  return {
+    crtsh,
+    rdapType,
+    rdap: {
+      '/domain/google.com': {
+        headers: rdapType,
+        json: sharedFixture('rdap/verisign-com-domain-google.com.json'),
+      },
+    },
+    lists: {
+      '/egress-ip-ranges.csv': { body: sharedFixtureText('relay/egress-ip-ranges.excerpt.csv') },
+      '/torbulkexitlist': { body: sharedFixtureText('relay/tor-torbulkexitlist.txt') },
+    },
+    ripestat: { '/data/prefix-overview/data.json': { json: sharedFixture('ripestat/prefix-overview.json') } },
+  };
+}
 
 export interface FixtureUpstreams {
   /** The configuration pointing the app at them (testConfig's fields). */
@@ -300,6 +332,7 @@ export interface FixtureUpstreams {
 
 /** Every fixture upstream, and the web site and mail servers when their ports can be bound. */
 export async function startFixtureUpstreams(opts: { challenge?: boolean } = {}): Promise<FixtureUpstreams> {
+  const real = captures();
   const pki = await getTestPki();
   const listDir = mkdtempSync(join(tmpdir(), 'netdiag-e2e-lists-'));
   const site = await startWebSite();
@@ -313,7 +346,7 @@ export async function startFixtureUpstreams(opts: { challenge?: boolean } = {}):
         ...(mail ? mail.zones : []),
       ],
     }),
-    startCrtsh({ answers: CRTSH }),
+    startCrtsh({ answers: real.crtsh }),
     // First poll: still running; then finished, as a real measurement goes.
     startGlobalping({
       createReply: { status: 202, json: { id: 'e2eMeasurement01', probesCount: 10 } },
@@ -323,23 +356,11 @@ export async function startFixtureUpstreams(opts: { challenge?: boolean } = {}):
       ],
     }),
     startFakeUpstream({
-      routes: {
-        '/domain/google.com': {
-          headers: { 'content-type': 'application/rdap+json' },
-          json: fixture('rdap/verisign-com-domain-google.com.json'),
-        },
-      },
-      handler: () => ({ status: 404, headers: { 'content-type': 'application/rdap+json' }, json: {} }),
+      routes: real.rdap,
+      handler: () => ({ status: 404, headers: real.rdapType, json: {} }),
     }),
-    startFakeUpstream({
-      routes: {
-        '/egress-ip-ranges.csv': { body: fixtureText('relay/egress-ip-ranges.excerpt.csv') },
-        '/torbulkexitlist': { body: fixtureText('relay/tor-torbulkexitlist.txt') },
-      },
-    }),
-    startFakeUpstream({
-      routes: { '/data/prefix-overview/data.json': { json: fixture('ripestat/prefix-overview.json') } },
-    }),
+    startFakeUpstream({ routes: real.lists }),
+    startFakeUpstream({ routes: real.ripestat }),
   ]);
   const widget = opts.challenge ? await startWidgetServer() : undefined;
   const siteverify = opts.challenge ? await startFakeSiteverify() : undefined;

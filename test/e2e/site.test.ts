@@ -11,6 +11,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasShared } from '../shared-data.js';
 import { type FixtureApp, SPF_SENDER, startFixtureApp } from './fixture-app.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -58,7 +59,7 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(OUT, name), fullPage: true });
 }
 
-describe.skipIf(!found)('the site in Chromium', () => {
+describe.skipIf(!found || !hasShared)('the site in Chromium', () => {
   beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,

@@ -41,10 +41,10 @@ import {
   startFakeUpstream,
 } from './https-upstream.js';
 
-/** The documented 202 to a measurement request (the fixture's id, ten probes). */
+/** A 202 to a measurement request, in the documented shape `{id, probesCount}`: ten probes, as GLOBALPING_FINISHED has. */
 export const GLOBALPING_CREATED: FakeReply = {
   status: 202,
-  json: fixture('globalping/post-measurement-response.json'),
+  json: { id: 'gdFakeCreated001', probesCount: 10 },
 };
 
 /** A finished measurement: ten countries, one consistent answer. */

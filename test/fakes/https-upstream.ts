@@ -5,15 +5,15 @@
  *
  *   const crtsh = await startFakeUpstream({
  *     prefix: '/crtsh',
- *     routes: { '/': { json: fixture('ct/crtsh-example.com.json') } },
+ *     routes: { '/': { json: fixture('ct/crtsh-scenario-example.com.json') } },
  *   });
  *   crtsh.fault = '503';      // every request now fails until reset()
  *   ...
  *   await crtsh.close();
  *
  * Faults model the operational failures the provider chain must survive.
- * Fixtures are read from test/fixtures/ (a copy of the shared fixture set, with
- * its README for attribution), so tests run from a fresh clone.
+ * `fixture*` read what the project wrote itself, in test/fixtures/; captures from other
+ * projects are read from ../shared through test/shared-data.ts (test/fixtures/README.md).
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
@@ -339,7 +339,7 @@ function stripPrefix(pathname: string, prefix: string): string | undefined {
 
 const FIXTURES = new URL('../fixtures/', import.meta.url);
 
-/** Path of a fixture under test/fixtures/, e.g. 'ct/crtsh-example.com.json'. */
+/** Path of a fixture under test/fixtures/, e.g. 'ct/crtsh-scenario-example.com.json'. */
 function fixtureUrl(path: string): URL {
   return new URL(path.replace(/^\/+/, ''), FIXTURES);
 }
@@ -352,9 +352,4 @@ export function fixture(path: string): unknown {
 /** UTF-8 text of test/fixtures/<path>. */
 export function fixtureText(path: string): string {
   return readFileSync(fixtureUrl(path), 'utf8');
-}
-
-/** Raw bytes of test/fixtures/<path> (DNS wire fixtures, for instance). */
-export function fixtureBytes(path: string): Buffer {
-  return readFileSync(fixtureUrl(path));
 }

@@ -19,14 +19,10 @@
  * there is one counter; `clock` is the one the app under test reads, so no
  * test waits real seconds.
  */
+
+import { sharedFixture } from '../shared-data.js';
 import type { TargetReply } from './http-targets.js';
-import {
-  type FakeReply,
-  type FakeRequest,
-  type FakeUpstream,
-  fixture,
-  startFakeUpstream,
-} from './https-upstream.js';
+import { type FakeReply, type FakeRequest, type FakeUpstream, startFakeUpstream } from './https-upstream.js';
 
 /** about.rdap.org, "Rate Limits". */
 export const RDAP_ORG_LIMIT = { requests: 10, seconds: 10 } as const;
@@ -115,16 +111,19 @@ export const rdapReply = (object: unknown, status = 200): TargetReply => ({
   body: JSON.stringify(object),
 });
 
-/** A fixture with some hosts renamed (Verisign escapes slashes; parse first, then rewrite the text). */
+/**
+ * A capture from ../shared/fixtures/ with some hosts renamed (Verisign escapes slashes; parse
+ * first, then rewrite the text). It throws without ../shared: its suites skip (hasShared).
+ */
 export function rewrittenFixture(path: string, hosts: Record<string, string> = {}): unknown {
-  let text = JSON.stringify(fixture(path));
+  let text = JSON.stringify(sharedFixture(path));
   for (const [from, to] of Object.entries(hosts)) text = text.replaceAll(from, to);
   return JSON.parse(text);
 }
 
 /**
  * IANA's RDAP bootstrap service (RFC 9224) at `{url}` = `https://127.0.0.1:PORT/rdap`:
- * its real dns.json, ipv4.json and ipv6.json (test/fixtures/rdap/bootstrap/) with the
+ * its real dns.json, ipv4.json and ipv6.json (../shared/fixtures/rdap/bootstrap/) with the
  * registries under test renamed, file by file (`{ dns: { 'https://rdap.verisign.com/…':
  * 'https://rdap.verisign.test/…' } }`). Every registry left as it is stays unresolvable.
  */

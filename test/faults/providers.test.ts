@@ -63,12 +63,11 @@ import {
   type FakeUpstream,
   type FakeUpstreamOptions,
   type Fault,
-  fixture,
-  fixtureText,
   HUGE_BODY_BYTES,
   startFakeUpstream,
 } from '../fakes/https-upstream.js';
 import { getTestPki, untrustedLeaf } from '../fakes/test-ca.js';
+import { hasShared, sharedFixture, sharedFixtureText } from '../shared-data.js';
 
 /**
  * Not shorter: every rig runs at once in this one process, so a "huge" trial reads its 2 MiB
@@ -263,6 +262,8 @@ interface Rig {
   outcome?(res: LightMyRequestResponse): Outcome;
   /** Slow trials started as soon as the rig is prepared, while the others are (they only wait). */
   early?: readonly FaultName[];
+  /** Serves a real capture from ../shared: neither prepared nor run without it. */
+  readsShared?: boolean;
 }
 
 function topLevel(res: LightMyRequestResponse): Outcome {
@@ -706,9 +707,10 @@ const globalpingRig: Rig = {
   id: 'globalping',
   faults: FAULTS,
   deadlineMs: standard,
+  readsShared: true,
   kind: { 'wrong-shape': /^bad_response: .*without an id/ },
   async prepare() {
-    const measurement = fixture('globalping/get-measurement-dns.json');
+    const measurement = sharedFixture('globalping/get-measurement-dns.json');
     const keyOf = (req: FakeRequest) =>
       req.method === 'POST'
         ? (JSON.parse(req.body.toString('utf8')) as { target?: string }).target
@@ -744,8 +746,9 @@ const ripestatGeoRig: Rig = {
   id: 'ripestat',
   faults: FAULTS,
   deadlineMs: standard,
+  readsShared: true,
   async prepare() {
-    const geo = fixture('ripestat/maxmind-geo-lite.json');
+    const geo = sharedFixture('ripestat/maxmind-geo-lite.json');
     return perRequestTrials({
       faults: FAULTS,
       board: new Switchboard(),
@@ -767,6 +770,7 @@ const ripestatRoutingRig: Rig = {
   id: 'ripestat',
   faults: FAULTS,
   deadlineMs: standard,
+  readsShared: true,
   outcome(res) {
     const body = res.json() as {
       routing?: { status: string; providers_tried: ProviderAttempt[]; source_id: string | null };
@@ -780,8 +784,8 @@ const ripestatRoutingRig: Rig = {
     };
   },
   async prepare() {
-    const routing = fixture('ripestat/routing-status.json');
-    const prefix = fixture('ripestat/prefix-overview.json');
+    const routing = sharedFixture('ripestat/routing-status.json');
+    const prefix = sharedFixture('ripestat/prefix-overview.json');
     return perRequestTrials({
       faults: FAULTS,
       board: new Switchboard(),
@@ -802,12 +806,13 @@ const turnstileRig: Rig = {
   faults: FAULTS,
   failStatus: 503,
   deadlineMs: standard,
+  readsShared: true,
   outcome(res) {
     // The verify step answers 503 {error} without providers_tried; the attempt shows in /api/providers.
     return { status: res.statusCode, tried: [], sourceId: undefined, cache: undefined };
   },
   async prepare() {
-    const success = fixture('turnstile/siteverify-success.json');
+    const success = sharedFixture('turnstile/siteverify-success.json');
     let n = 0;
     return perRequestTrials({
       faults: FAULTS,
@@ -874,6 +879,7 @@ beforeAll(async () => {
   sharedDns = await dnsServer();
   // One rig at a time: warming compiles serializers, which is CPU-bound.
   for (const rig of RIGS) {
+    if (rig.readsShared && !hasShared) continue;
     const trials = await rig.prepare();
     prepared.set(rig, trials);
     const early = new Map<FaultName, Promise<Finding[]>>();
@@ -1003,7 +1009,7 @@ describe.concurrent('every provider adapter under every fault', () => {
   for (const rig of RIGS) {
     const title = `${rig.name}: ${rig.faults.join(', ')}${rig.notApplicable ? ` (n/a: ${rig.notApplicable})` : ''}`;
     const timeout = Math.max(...rig.faults.map((f) => rig.deadlineMs(f))) * 3 + 10_000;
-    it(
+    it.skipIf(rig.readsShared && !hasShared)(
       title,
       async () => {
         const trials = prepared.get(rig);
@@ -1030,13 +1036,15 @@ describe.concurrent('every provider adapter under every fault', () => {
  * this suite waits: for those two the checks are that nothing loaded and that
  * close() aborts the download at once.
  */
-describe.concurrent('published relay lists under every fault', () => {
+describe.skipIf(!hasShared).concurrent('published relay lists under every fault', () => {
+  // The real lists (../shared); this body runs even when skipped, so nothing is read then.
+  const real = (rel: string) => (hasShared ? sharedFixtureText(rel) : '');
   const LISTS = [
-    { id: 'tor-exit-list', key: 'torExitListUrl', body: fixtureText('relay/tor-torbulkexitlist.txt') },
+    { id: 'tor-exit-list', key: 'torExitListUrl', body: real('relay/tor-torbulkexitlist.txt') },
     {
       id: 'apple-private-relay',
       key: 'relayRangesUrl',
-      body: fixtureText('relay/egress-ip-ranges.excerpt.csv'),
+      body: real('relay/egress-ip-ranges.excerpt.csv'),
     },
   ] as const;
 

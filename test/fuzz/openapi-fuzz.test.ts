@@ -7,7 +7,9 @@
  * against the schema documented for that status.
  *
  * Upstreams are fakes on loopback that answer at once (crt.sh, rdap.org,
- * Globalping, RIPEstat with fixtures; DNS from fixture zones, REFUSED for
+ * Globalping, RIPEstat with real captures from ../shared, or without it an
+ * empty crt.sh answer, the project's own Globalping scenario and 404s, whose
+ * 200s then go unchecked; DNS from fixture zones, REFUSED for
  * every other name), so most lookups complete, a 200 is validated as often
  * as an error, and nothing leaves the machine: names in the fixture zones
  * resolve to documentation addresses, which outbound safety refuses before
@@ -32,9 +34,10 @@ import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config/index.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
 import { startGlobalping } from '../fakes/globalping.js';
-import { type FakeUpstream, fixture, startFakeUpstream } from '../fakes/https-upstream.js';
+import { type FakeReply, type FakeUpstream, fixture, startFakeUpstream } from '../fakes/https-upstream.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import { capturingLogger } from '../helper.js';
+import { hasShared, sharedFixture } from '../shared-data.js';
 
 // ajv and ajv-formats are CommonJS with default exports; under NodeNext the callables are `.default`.
 const Ajv2020 = Ajv2020Module.default;
@@ -345,24 +348,32 @@ async function startEnvironment(): Promise<Environment> {
     events: [{ eventAction: 'registration', eventDate: '2001-02-03T04:05:06Z' }],
   });
   const rdapType = { 'content-type': 'application/rdap+json' };
+  /** A real capture's reply (../shared), or `absent` without it: the lookup then fails or finds nothing. */
+  const real = (rel: string, absent: FakeReply, headers?: Record<string, string>): FakeReply =>
+    hasShared ? { ...(headers ? { headers } : {}), json: sharedFixture(rel) } : absent;
+  const notFound: FakeReply = { status: 404, json: { status: 'error' } };
   const fakes = await Promise.all([
-    startFakeUpstream({ handler: () => ({ json: fixture('ct/crtsh-example.com.json') }) }),
+    startFakeUpstream({ handler: () => real('ct/crtsh-example.com.json', { json: [] }) }),
     startFakeUpstream({
       handler: (req) =>
         req.path.startsWith('/ip/')
-          ? { headers: rdapType, json: fixture('rdap/apnic-ip-1.1.1.1.json') }
+          ? real('rdap/apnic-ip-1.1.1.1.json', { status: 404, headers: rdapType, body: '' }, rdapType)
           : { headers: rdapType, json: rdapDomain(req.path.split('/').pop() ?? 'x') },
     }),
     startGlobalping({
       createReply: { status: 202, json: { id: 'fuzz', probesCount: 1 } },
-      pollReplies: [{ json: fixture('globalping/get-measurement-dns.json') }],
+      pollReplies: [
+        real('globalping/get-measurement-dns.json', {
+          json: fixture('globalping/scenarios/ten-finished-consistent.json'),
+        }),
+      ],
     }),
     startFakeUpstream({
       handler: (req) => {
         const call = req.path.split('/')[2] ?? '';
         return ['routing-status', 'prefix-overview', 'maxmind-geo-lite'].includes(call)
-          ? { json: fixture(`ripestat/${call}.json`) }
-          : { status: 404, json: { status: 'error' } };
+          ? real(`ripestat/${call}.json`, notFound)
+          : notFound;
       },
     }),
   ]);
@@ -691,7 +702,7 @@ describe('logs never contain secrets', () => {
     authorization: 'AUTHORIZATION-never-logged-bearer',
   };
 
-  it('at trace level, through success, failure and crash paths', async () => {
+  it.skipIf(!hasShared)('at trace level, through success, failure and crash paths', async () => {
     const { logger, lines } = capturingLogger('trace');
     const siteverify = await startFakeUpstream({
       routes: {
@@ -700,7 +711,7 @@ describe('logs never contain secrets', () => {
           if (form.get('secret') !== SECRETS.turnstile)
             return { json: { success: false, 'error-codes': ['invalid-input-secret'] } };
           return form.get('response') === SECRETS.token
-            ? { json: fixture('turnstile/siteverify-success.json') }
+            ? { json: sharedFixture('turnstile/siteverify-success.json') }
             : { json: { success: false, 'error-codes': ['invalid-input-response'] } };
         },
       },

@@ -16,6 +16,7 @@ import { type FixtureUpstreams, SPF_SENDER, startFixtureUpstreams } from '../e2e
 import { type RedisProcess, redisBinary, startRedis } from '../fakes/redis.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import { capturingLogger } from '../helper.js';
+import { hasShared } from '../shared-data.js';
 
 interface Answer {
   status: number;
@@ -154,13 +155,18 @@ describe('a cached answer asked again', () => {
     await replayed(path, `replay-${endpoints.indexOf(path)}`);
   });
 
-  it('replays the answers of the lookups that connect to hosts (tls, inspect, mail-tls)', async (t) => {
-    // Their targets listen on 127.0.0.x:443, :80 and :25, which needs root, as in CI.
-    if (fx.inspectHost === undefined || fx.mailDomain === undefined) return t.skip();
-    await replayed(`/api/tls?target=${fx.inspectHost}`, 'replay-tls');
-    await replayed(`/api/inspect?target=${fx.inspectHost}`, 'replay-inspect');
-    await replayed(`/api/mail-tls?domain=${fx.mailDomain}`, 'replay-mail-tls');
-  }, 60_000);
+  // Inspect's routing part reads RIPEstat's real answer (../shared): without it the answer is partial, never cached.
+  it.skipIf(!hasShared)(
+    'replays the answers of the lookups that connect to hosts (tls, inspect, mail-tls)',
+    async (t) => {
+      // Their targets listen on 127.0.0.x:443, :80 and :25, which needs root, as in CI.
+      if (fx.inspectHost === undefined || fx.mailDomain === undefined) return t.skip();
+      await replayed(`/api/tls?target=${fx.inspectHost}`, 'replay-tls');
+      await replayed(`/api/inspect?target=${fx.inspectHost}`, 'replay-inspect');
+      await replayed(`/api/mail-tls?domain=${fx.mailDomain}`, 'replay-mail-tls');
+    },
+    60_000,
+  );
 
   it('gives every replay a request id of its own unless the caller names one', async () => {
     const path = '/api/dns?target=example.test&type=AAAA';

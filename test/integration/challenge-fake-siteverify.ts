@@ -4,18 +4,29 @@
  *
  *   pass:<anything>   success the first time, `timeout-or-duplicate` after (single use upstream)
  *   other-host:<...>  success, but for a hostname other than the expected one
- *   invalid           `invalid-input-response` (the recorded fixture)
+ *   invalid           `invalid-input-response`
  *   bad-secret        `invalid-input-secret` (our configuration is wrong, not the token)
  *   500               HTTP 500
  *   hang              never answers
  *
- * plus the shared fake's `fault` switch for whole-endpoint failures.
+ * plus the shared fake's `fault` switch for whole-endpoint failures. Its bodies are written here
+ * in the documented shapes; the adapter's own test reads Cloudflare's documented ones
+ * (challenge-turnstile.test.ts), so the suites on this fake need no third-party data.
  */
-import { type FakeUpstream, fixture, startFakeUpstream } from '../fakes/https-upstream.js';
+import { type FakeUpstream, startFakeUpstream } from '../fakes/https-upstream.js';
 
 export const SITE_KEY = '1x00000000000000000000AA';
 export const SECRET_KEY = '1x0000000000000000000000000000000AA';
 export const EXPECTED_HOST = 'example.com';
+
+/** A verdict for the expected host, as Cloudflare's "Successful validation response" has it. */
+const SUCCESS = {
+  success: true,
+  challenge_ts: '2026-01-01T00:00:00.000Z',
+  hostname: EXPECTED_HOST,
+  'error-codes': [],
+};
+const INVALID = { success: false, 'error-codes': ['invalid-input-response'] };
 
 export interface FakeSiteverify extends FakeUpstream {
   /** The form fields of every verify call, in order. */
@@ -36,17 +47,12 @@ export async function startFakeSiteverify(): Promise<FakeSiteverify> {
         if (token === 'hang') return { delayMs: 600_000, json: {} };
         if (token === 'bad-secret')
           return { json: { success: false, 'error-codes': ['invalid-input-secret'] } };
-        if (token === 'invalid')
-          return { json: fixture('turnstile/siteverify-failure-invalid-input-response.json') };
+        if (token === 'invalid') return { json: INVALID };
         if (seen.has(token)) return { json: { success: false, 'error-codes': ['timeout-or-duplicate'] } };
         seen.add(token);
-        if (token.startsWith('pass:')) return { json: fixture('turnstile/siteverify-success.json') };
-        if (token.startsWith('other-host:')) {
-          return {
-            json: { ...(fixture('turnstile/siteverify-success.json') as object), hostname: 'evil.example' },
-          };
-        }
-        return { json: fixture('turnstile/siteverify-failure-invalid-input-response.json') };
+        if (token.startsWith('pass:')) return { json: SUCCESS };
+        if (token.startsWith('other-host:')) return { json: { ...SUCCESS, hostname: 'evil.example' } };
+        return { json: INVALID };
       },
     },
   });

@@ -8,8 +8,9 @@ import { ProviderError } from '../../src/errors.js';
 import { TurnstileVerifier } from '../../src/providers/challenge/turnstile.js';
 import { HttpClient } from '../../src/providers/http-client.js';
 import { rejectionOf } from '../expect-error.js';
-import { type FakeReply, type FakeUpstream, fixture, startFakeUpstream } from '../fakes/https-upstream.js';
+import { type FakeReply, type FakeUpstream, startFakeUpstream } from '../fakes/https-upstream.js';
 import { getTestPki } from '../fakes/test-ca.js';
+import { hasShared, sharedFixture } from '../shared-data.js';
 
 let next: FakeReply = { json: {} };
 let upstream: FakeUpstream;
@@ -37,42 +38,48 @@ const never = new AbortController().signal;
 const failure = (promise: Promise<unknown>) => rejectionOf(promise, ProviderError);
 
 describe('TurnstileVerifier', () => {
-  it('posts secret, response, remoteip and an idempotency key as a form, and reads a success', async () => {
-    next = { json: fixture('turnstile/siteverify-success.json') };
-    upstream.reset();
-    const verdict = await verifier().verify({ token: 'tok', remoteIp: '198.51.100.1' }, never);
-    expect(verdict).toEqual({
-      success: true,
-      hostname: 'example.com',
-      challengeTs: '2022-02-28T15:14:30.096Z',
-      action: 'login',
-    });
-    const req = upstream.requests[0];
-    expect(req?.method).toBe('POST');
-    expect(req?.path).toBe('/siteverify');
-    const form = new URLSearchParams(req?.body.toString('utf8'));
-    expect(Object.fromEntries(form)).toEqual({
-      secret: 'the-secret',
-      response: 'tok',
-      remoteip: '198.51.100.1',
-      idempotency_key: expect.stringMatching(/^[0-9a-f-]{36}$/),
-    });
-  });
+  it.skipIf(!hasShared)(
+    'posts secret, response, remoteip and an idempotency key as a form, and reads a success',
+    async () => {
+      next = { json: sharedFixture('turnstile/siteverify-success.json') };
+      upstream.reset();
+      const verdict = await verifier().verify({ token: 'tok', remoteIp: '198.51.100.1' }, never);
+      expect(verdict).toEqual({
+        success: true,
+        hostname: 'example.com',
+        challengeTs: '2022-02-28T15:14:30.096Z',
+        action: 'login',
+      });
+      const req = upstream.requests[0];
+      expect(req?.method).toBe('POST');
+      expect(req?.path).toBe('/siteverify');
+      const form = new URLSearchParams(req?.body.toString('utf8'));
+      expect(Object.fromEntries(form)).toEqual({
+        secret: 'the-secret',
+        response: 'tok',
+        remoteip: '198.51.100.1',
+        idempotency_key: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      });
+    },
+  );
 
-  it('uses a fresh idempotency key per call, so a replay is never answered from Cloudflare’s idempotency memory', async () => {
-    next = { json: fixture('turnstile/siteverify-success-curl.json') };
-    upstream.reset();
-    await verifier().verify({ token: 'same' }, never);
-    await verifier().verify({ token: 'same' }, never);
-    const keys = upstream.requests.map((r) =>
-      new URLSearchParams(r.body.toString('utf8')).get('idempotency_key'),
-    );
-    expect(new Set(keys).size).toBe(2);
-    expect(new URLSearchParams(upstream.requests[0]?.body.toString('utf8')).has('remoteip')).toBe(false);
-  });
+  it.skipIf(!hasShared)(
+    'uses a fresh idempotency key per call, so a replay is never answered from Cloudflare’s idempotency memory',
+    async () => {
+      next = { json: sharedFixture('turnstile/siteverify-success-curl.json') };
+      upstream.reset();
+      await verifier().verify({ token: 'same' }, never);
+      await verifier().verify({ token: 'same' }, never);
+      const keys = upstream.requests.map((r) =>
+        new URLSearchParams(r.body.toString('utf8')).get('idempotency_key'),
+      );
+      expect(new Set(keys).size).toBe(2);
+      expect(new URLSearchParams(upstream.requests[0]?.body.toString('utf8')).has('remoteip')).toBe(false);
+    },
+  );
 
-  it('returns a rejection with the error codes that blame the token', async () => {
-    next = { json: fixture('turnstile/siteverify-failure-invalid-input-response.json') };
+  it.skipIf(!hasShared)('returns a rejection with the error codes that blame the token', async () => {
+    next = { json: sharedFixture('turnstile/siteverify-failure-invalid-input-response.json') };
     expect(await verifier().verify({ token: 'x' }, never)).toEqual({
       success: false,
       errorCodes: ['invalid-input-response'],

@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Config } from '../../src/config/index.js';
-import { type FakeUpstream, fixture, startFakeUpstream } from '../fakes/https-upstream.js';
+import { type FakeUpstream, startFakeUpstream } from '../fakes/https-upstream.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import { buildTestApp, capturingLogger } from '../helper.js';
+import { hasShared, sharedFixture, sharedFixturePath } from '../shared-data.js';
 import { buildMmdb } from '../unit/features/ip/mmdb-writer.js';
 
 const fixturePath = (p: string) => fileURLToPath(new URL(`../fixtures/${p}`, import.meta.url));
@@ -57,7 +58,12 @@ let ripestat: FakeUpstream;
 beforeAll(async () => {
   ripestat = await startFakeUpstream({
     prefix: '/ripestat',
-    routes: { '/data/maxmind-geo-lite/data.json': { json: fixture('ripestat/maxmind-geo-lite.json') } },
+    // The real answer (../shared); without it the tests that reach RIPEstat are skipped.
+    routes: {
+      '/data/maxmind-geo-lite/data.json': {
+        json: hasShared ? sharedFixture('ripestat/maxmind-geo-lite.json') : {},
+      },
+    },
   });
 });
 afterEach(() => {
@@ -135,49 +141,52 @@ describe('GET /api/ip-geo', () => {
     });
   });
 
-  it('falls back to RIPEstat maxmind-geo-lite on a database miss, identifying itself with sourceapp', async () => {
-    const a = await app();
-    const res = await geo(a, '193.0.0.1');
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({
-      ip: '193.0.0.1',
-      country: { code: 'NL', name: 'Netherlands' },
-      city: null,
-      latitude: 52.3824,
-      longitude: 4.8995,
-      network: '193.0.0.0/20',
-      source: 'RIPEstat Data API',
-      source_id: 'ripestat',
-      // A database that does not list an address answered "nothing here": no failure (issue 17).
-      providers_tried: [
-        { id: 'geoip-mmdb', status: 'no_data' },
-        { id: 'ripestat', status: 'ok' },
-      ],
-      attribution: [
-        { text: expect.stringContaining('RIPEstat'), url: expect.stringContaining('stat.ripe.net') },
-      ],
-      // RIPEstat's snapshot time (result_time, UTC): the fixture's GeoLite2 copy is a year older than the clock.
-      data: { built_at: '2025-06-10T20:45:38.000Z', age_days: 374, stale: true },
-    });
-    expect(res.json().providers_tried[0]).not.toHaveProperty('error');
-    const [req] = ripestat.requests;
-    expect(req?.path).toBe('/data/maxmind-geo-lite/data.json');
-    expect(Object.fromEntries(req!.query)).toEqual({ resource: '193.0.0.1', sourceapp: 'netdiag' });
-    // /api/providers never shows the bundled database failing for an address it simply does not list.
-    const providers = (await a.inject('/api/providers')).json().providers;
-    const database = providers.find((p: { id: string }) => p.id === 'geoip-mmdb');
-    expect(database.status).toMatchObject({
-      consecutive_failures: 0,
-      last_error: null,
-      last_failure_at: null,
-    });
-    expect(database.status.last_success_at).toEqual(expect.any(String));
-    const metrics = await a.ctx.metrics.registry.metrics();
-    expect(metrics).toMatch(
-      /netdiag_provider_attempts_total\{provider="geoip-mmdb",outcome="no_data",kind="none"\} 1/,
-    );
-    expect(metrics).not.toMatch(/provider="geoip-mmdb",outcome="failed"/);
-  });
+  it.skipIf(!hasShared)(
+    'falls back to RIPEstat maxmind-geo-lite on a database miss, identifying itself with sourceapp',
+    async () => {
+      const a = await app();
+      const res = await geo(a, '193.0.0.1');
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({
+        ip: '193.0.0.1',
+        country: { code: 'NL', name: 'Netherlands' },
+        city: null,
+        latitude: 52.3824,
+        longitude: 4.8995,
+        network: '193.0.0.0/20',
+        source: 'RIPEstat Data API',
+        source_id: 'ripestat',
+        // A database that does not list an address answered "nothing here": no failure (issue 17).
+        providers_tried: [
+          { id: 'geoip-mmdb', status: 'no_data' },
+          { id: 'ripestat', status: 'ok' },
+        ],
+        attribution: [
+          { text: expect.stringContaining('RIPEstat'), url: expect.stringContaining('stat.ripe.net') },
+        ],
+        // RIPEstat's snapshot time (result_time, UTC): the fixture's GeoLite2 copy is a year older than the clock.
+        data: { built_at: '2025-06-10T20:45:38.000Z', age_days: 374, stale: true },
+      });
+      expect(res.json().providers_tried[0]).not.toHaveProperty('error');
+      const [req] = ripestat.requests;
+      expect(req?.path).toBe('/data/maxmind-geo-lite/data.json');
+      expect(Object.fromEntries(req!.query)).toEqual({ resource: '193.0.0.1', sourceapp: 'netdiag' });
+      // /api/providers never shows the bundled database failing for an address it simply does not list.
+      const providers = (await a.inject('/api/providers')).json().providers;
+      const database = providers.find((p: { id: string }) => p.id === 'geoip-mmdb');
+      expect(database.status).toMatchObject({
+        consecutive_failures: 0,
+        last_error: null,
+        last_failure_at: null,
+      });
+      expect(database.status.last_success_at).toEqual(expect.any(String));
+      const metrics = await a.ctx.metrics.registry.metrics();
+      expect(metrics).toMatch(
+        /netdiag_provider_attempts_total\{provider="geoip-mmdb",outcome="no_data",kind="none"\} 1/,
+      );
+      expect(metrics).not.toMatch(/provider="geoip-mmdb",outcome="failed"/);
+    },
+  );
 
   it('answers a bug inside an adapter as a logged, counted 500 that leaks nothing, never as a provider failure', async () => {
     const log = capturingLogger();
@@ -212,7 +221,7 @@ describe('GET /api/ip-geo', () => {
     expect((await geo(a, '1.0.0.1')).statusCode).toBe(200);
   });
 
-  it('falls back to RIPEstat when the database cannot be opened', async () => {
+  it.skipIf(!hasShared)('falls back to RIPEstat when the database cannot be opened', async () => {
     const a = await app({ geoipDb: join(dir, 'missing.mmdb') });
     const body = (await geo(a, '1.0.0.1')).json();
     expect(body.source_id).toBe('ripestat');
@@ -226,18 +235,21 @@ describe('GET /api/ip-geo', () => {
     expect(body.asn).toBe(13335);
   });
 
-  it('answers 502 with providers_tried when the database misses and RIPEstat fails, and caches nothing', async () => {
-    const a = await app();
-    ripestat.fault = '503';
-    const res = await geo(a, '193.0.0.1');
-    expect(res.statusCode).toBe(502);
-    expect(res.headers['cache-control']).toBe('no-store');
-    expect(
-      res.json().providers_tried.map((p: { id: string; status: string }) => `${p.id}:${p.status}`),
-    ).toEqual(['geoip-mmdb:no_data', 'ripestat:failed']);
-    ripestat.fault = 'none';
-    expect((await geo(a, '193.0.0.1')).statusCode).toBe(200);
-  });
+  it.skipIf(!hasShared)(
+    'answers 502 with providers_tried when the database misses and RIPEstat fails, and caches nothing',
+    async () => {
+      const a = await app();
+      ripestat.fault = '503';
+      const res = await geo(a, '193.0.0.1');
+      expect(res.statusCode).toBe(502);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(
+        res.json().providers_tried.map((p: { id: string; status: string }) => `${p.id}:${p.status}`),
+      ).toEqual(['geoip-mmdb:no_data', 'ripestat:failed']);
+      ripestat.fault = 'none';
+      expect((await geo(a, '193.0.0.1')).statusCode).toBe(200);
+    },
+  );
 
   it('answers 400 naming the special-use block, for private, mapped and reserved addresses', async () => {
     const a = await app();
@@ -255,8 +267,8 @@ describe('GET /api/ip-geo', () => {
     expect(ripestat.count()).toBe(0);
   });
 
-  it('says whether the address is a relay egress once the lists are loaded', async () => {
-    const a = await app({ relayRangesFile: fixturePath('relay/egress-ip-ranges.excerpt.csv') });
+  it.skipIf(!hasShared)('says whether the address is a relay egress once the lists are loaded', async () => {
+    const a = await app({ relayRangesFile: sharedFixturePath('relay/egress-ip-ranges.excerpt.csv') });
     // The Tor list is unreachable in tests: a match is still an answer, no match is unknown.
     expect((await geo(a, '172.224.226.9')).json()).toMatchObject({ is_relay: true, city: 'London' });
     expect((await geo(a, '1.0.0.1')).json().is_relay).toBeNull();

@@ -29,15 +29,12 @@ import {
 import { createRelayLists } from '../../src/providers/ip/relay-lists.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
 import { descriptorsUnder } from '../descriptors.js';
-import {
-  type FakeRequest,
-  type FakeUpstream,
-  fixtureText,
-  startFakeUpstream,
-} from '../fakes/https-upstream.js';
+import { type FakeRequest, type FakeUpstream, startFakeUpstream } from '../fakes/https-upstream.js';
 import { getTestPki } from '../fakes/test-ca.js';
+import { hasShared, sharedFixtureText } from '../shared-data.js';
 
-const APPLE = fixtureText('relay/egress-ip-ranges.excerpt.csv');
+/** The real list (../shared), served by default; the tests that read it are skipped without it. */
+const APPLE = hasShared ? sharedFixtureText('relay/egress-ip-ranges.excerpt.csv') : '';
 const ETAG = '"apple-v1"';
 const LAST_MODIFIED = 'Sat, 21 Nov 2026 06:00:00 GMT';
 const info = providerCatalog(testConfig()).relayRanges;
@@ -188,7 +185,7 @@ const indexFiles = (dir: string) => readdirSync(dir).filter((name) => name.endsW
 const isRelay = (list: ListSource<Lookup>, ip: string) =>
   list.current?.data.lookup(parseIpNumber(ip)!) !== undefined;
 
-describe('ListSource (relay egress list)', () => {
+describe.skipIf(!hasShared)('ListSource (relay egress list)', () => {
   it('starts without waiting for the download, then swaps the new copy in', async () => {
     const { list, status, requests } = source({ cacheDir: freshDir() });
     await list.start();
@@ -400,39 +397,42 @@ describe('ListSource parsing in a worker thread', () => {
     expect(free).toBeLessThan(0.5);
   });
 
-  it('fails a load like a bad list when the worker cannot start or crashes: recorded, the previous copy kept', async () => {
-    const dir = freshDir();
-    let entry: URL | undefined;
-    const { list, status } = source({
-      cacheDir: dir,
-      parse: (body, signal) => parseRelayList('geofeed', body, { signal, entry }),
-    });
-    await list.refresh();
-    const before = list.current!;
-    served = { status: 200, body: '192.0.2.0/24,US,,,\n', etag: '"v2"' };
-    entry = new URL('data:text/javascript,process.exit(3)');
-    await list.refresh();
-    expect(list.current).toBe(before);
-    expect(status()).toMatchObject({
-      consecutive_failures: 1,
-      last_error: 'upstream_error: relay list parser exited (3) without an answer',
-    });
-    entry = new URL('http://127.0.0.1/cannot-start.js');
-    await list.refresh();
-    expect(list.current).toBe(before);
-    expect(status()).toMatchObject({
-      consecutive_failures: 2,
-      last_error: expect.stringMatching(/^upstream_error: /),
-    });
-    // The refused body was not persisted: no temporary file is left, and a restart serves the old copy.
-    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
-    await list.close();
-    upstream.fault = 'timeout';
-    const restart = source({ cacheDir: dir });
-    await restart.list.start();
-    expect(restart.list.current?.entries).toBe(428);
-    await restart.list.close();
-  });
+  it.skipIf(!hasShared)(
+    'fails a load like a bad list when the worker cannot start or crashes: recorded, the previous copy kept',
+    async () => {
+      const dir = freshDir();
+      let entry: URL | undefined;
+      const { list, status } = source({
+        cacheDir: dir,
+        parse: (body, signal) => parseRelayList('geofeed', body, { signal, entry }),
+      });
+      await list.refresh();
+      const before = list.current!;
+      served = { status: 200, body: '192.0.2.0/24,US,,,\n', etag: '"v2"' };
+      entry = new URL('data:text/javascript,process.exit(3)');
+      await list.refresh();
+      expect(list.current).toBe(before);
+      expect(status()).toMatchObject({
+        consecutive_failures: 1,
+        last_error: 'upstream_error: relay list parser exited (3) without an answer',
+      });
+      entry = new URL('http://127.0.0.1/cannot-start.js');
+      await list.refresh();
+      expect(list.current).toBe(before);
+      expect(status()).toMatchObject({
+        consecutive_failures: 2,
+        last_error: expect.stringMatching(/^upstream_error: /),
+      });
+      // The refused body was not persisted: no temporary file is left, and a restart serves the old copy.
+      expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+      await list.close();
+      upstream.fault = 'timeout';
+      const restart = source({ cacheDir: dir });
+      await restart.list.start();
+      expect(restart.list.current?.entries).toBe(428);
+      await restart.list.close();
+    },
+  );
 
   it('close() during a parse ends the worker before it resolves, and records nothing', async () => {
     let parsing: () => void = () => {};
@@ -491,7 +491,7 @@ describe('ListSource parsing in a worker thread', () => {
   });
 });
 
-describe('the relay index file in the list cache directory', () => {
+describe.skipIf(!hasShared)('the relay index file in the list cache directory', () => {
   const V2 = `${APPLE}192.0.2.0/24,US,US-NY,New York,\n`;
 
   it('is written at the first load, reused by another process, replaced by a refresh with a new body', async () => {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/features/tools/catalog.js';
 import { type FixtureApp, SPF_SENDER, startFixtureApp } from '../e2e/fixture-app.js';
 import { buildTestApp } from '../helper.js';
+import { hasShared } from '../shared-data.js';
 
 async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'netdiag-test', version: '1.0.0' });
@@ -130,7 +131,10 @@ describe('MCP endpoint (/mcp) with the SDK client', () => {
       (b) => expect(b.ip).toBe('127.0.0.1'),
     ],
   ];
-  it.each(calls)('calls %s', async (name, args, summary, check) => {
+  /** Their answers come from real captures (../shared), left out of the fixture upstreams without it. */
+  const fromCaptures = new Set(['rdap_lookup', 'ip_privacy']);
+  it.for(calls)('calls %s', async ([name, args, summary, check], t) => {
+    if (!hasShared && fromCaptures.has(name)) return t.skip();
     const result = await call(client, name, args);
     expect(result.isError, text(result)).toBeFalsy();
     expect(text(result)).toMatch(summary);

@@ -24,6 +24,7 @@ import {
 import { type RedisProcess, redisBinary, startRedis } from '../fakes/redis.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import { buildTestApp } from '../helper.js';
+import { hasShared } from '../shared-data.js';
 
 /** On a 20-second boundary, where the budget's windows start (aggregator-budget.ts). */
 const T0 = Date.parse('2026-11-24T12:00:00Z');
@@ -110,7 +111,7 @@ async function burst(a: App, names: string[], count: number): Promise<string[]> 
 
 const viaAggregator = (n: number) => Array.from({ length: n }, () => 'rdap-org');
 
-describe("rdap.org's budget (10 requests per 10 s, per instance)", () => {
+describe.skipIf(!hasShared)("rdap.org's budget (10 requests per 10 s, per instance)", () => {
   it('the 11th lookup goes to the bootstrap path without asking rdap.org, saying until when', async () => {
     const a = await app();
     const names = [...NAMES];
@@ -161,7 +162,7 @@ describe("rdap.org's budget (10 requests per 10 s, per instance)", () => {
   });
 });
 
-describe("rdap.org's 429", () => {
+describe.skipIf(!hasShared)("rdap.org's 429", () => {
   it('is honoured: no request to rdap.org until its Retry-After has passed, then it is asked again', async () => {
     // A budget above the published limit (RDAP_AGGREGATOR_RATE_LIMIT raised): Cloudflare is the one to say no.
     const a = await app({ rdapAggregatorRateLimit: { points: 100, seconds: 10 } });
@@ -192,7 +193,7 @@ describe("rdap.org's 429", () => {
   });
 });
 
-describe.skipIf(!redisBinary)("rdap.org's budget with Redis: one for every instance", () => {
+describe.skipIf(!redisBinary || !hasShared)("rdap.org's budget with Redis: one for every instance", () => {
   let redis: RedisProcess;
   beforeAll(async () => {
     redis = await startRedis();

@@ -22,7 +22,8 @@
  * Both are answers (countries unmeasured), not failures.
  *
  * Vendor shapes: jsdelivr/globalping public/v1 OpenAPI (components/schemas.yaml,
- * responses.yaml, examples.yaml); samples in test/fixtures/globalping/.
+ * responses.yaml, examples.yaml); samples in ../shared/fixtures/globalping/, scenarios in
+ * test/fixtures/globalping/scenarios/.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { ProviderError } from '../../errors.js';

@@ -4,7 +4,7 @@ import { buildTime } from './data-age.js';
 import { coordinate, type DataAttribution, type GeoLocation, type GeoProvider } from './geo.js';
 import { formatIpNumber, type ParsedIp } from './ip-number.js';
 
-/** The parts of `data` we read (fixture: test/fixtures/ripestat/maxmind-geo-lite.json). */
+/** The parts of `data` we read (sample: ../shared/fixtures/ripestat/maxmind-geo-lite.json). */
 interface LocatedResource {
   resource?: string;
   locations?: Array<{

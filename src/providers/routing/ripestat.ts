@@ -10,7 +10,7 @@ import type {
   Visibility,
 } from './types.js';
 
-/** `data` of prefix-overview (fixture: test/fixtures/ripestat/prefix-overview.json). */
+/** `data` of prefix-overview (sample: ../shared/fixtures/ripestat/prefix-overview.json). */
 interface PrefixOverviewData {
   announced?: unknown;
   resource?: unknown;

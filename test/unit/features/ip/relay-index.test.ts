@@ -3,9 +3,11 @@ import { forEachLine, ListFormatError, splitCsvLine } from '../../../../src/prov
 import { parseIpNumber } from '../../../../src/providers/ip/ip-number.js';
 import { parseExitList, parseGeofeed } from '../../../../src/providers/ip/relay-index.js';
 import { fixtureText } from '../../../fakes/https-upstream.js';
+import { hasShared, sharedFixtureText } from '../../../shared-data.js';
 
-const APPLE = fixtureText('relay/egress-ip-ranges.excerpt.csv');
-const TOR = fixtureText('relay/tor-torbulkexitlist.txt');
+/** Real captures (../shared); the tests that read them are skipped without it. */
+const APPLE = hasShared ? sharedFixtureText('relay/egress-ip-ranges.excerpt.csv') : '';
+const TOR = hasShared ? sharedFixtureText('relay/tor-torbulkexitlist.txt') : '';
 const FEED = fixtureText('ip/geofeed-mixed.csv');
 
 const lookup = (index: ReturnType<typeof parseGeofeed>['index'], ip: string) =>
@@ -40,37 +42,42 @@ describe('CSV reading', () => {
 });
 
 describe('parseGeofeed (iCloud Private Relay egress list, RFC 8805)', () => {
-  it('loads the real excerpt: IPv4 and IPv6 rows, empty regions, the trailing empty field', () => {
-    const { index, report } = parseGeofeed(APPLE);
-    expect(report).toMatchObject({ entries: 428, skipped: 0 });
-    expect(index.entries).toBe(428);
-    // First line: 172.224.226.0/27,GB,GB-EN,London,
-    expect(lookup(index, '172.224.226.0')).toEqual({
-      prefix: '172.224.226.0/27',
-      egress_region: { country: 'GB', region: 'GB-EN', city: 'London' },
-    });
-    expect(lookup(index, '172.224.226.31')?.prefix).toBe('172.224.226.0/27');
-    // 172.224.226.32/31,GB,GB-SC,Aberdeen, — its last address, then one past it (the next row, Oxford).
-    expect(lookup(index, '172.224.226.33')?.egress_region?.city).toBe('Aberdeen');
-    expect(lookup(index, '172.224.226.34')?.egress_region?.city).toBe('Oxford');
-    // An empty region: 172.224.241.64/26,BN,,Bandar Seri Begawan,
-    expect(lookup(index, '172.224.241.100')).toEqual({
-      prefix: '172.224.241.64/26',
-      egress_region: { country: 'BN', region: null, city: 'Bandar Seri Begawan' },
-    });
-    // The last IPv4 row, 172.224.241.192/26 (HK): its last address, and one outside.
-    expect(lookup(index, '172.224.241.255')?.egress_region?.country).toBe('HK');
-    expect(lookup(index, '172.224.242.0')).toBeUndefined();
-    // IPv6: 2a02:26f7:c700:4000::/64,MO,,Macau,
-    expect(lookup(index, '2a02:26f7:c700:4000::')).toEqual({
-      prefix: '2a02:26f7:c700:4000::/64',
-      egress_region: { country: 'MO', region: null, city: 'Macau' },
-    });
-    expect(lookup(index, '2a02:26f7:c700:4000:ffff:ffff:ffff:ffff')?.prefix).toBe('2a02:26f7:c700:4000::/64');
-    expect(lookup(index, '2a02:26f7:c700:4001::')).toBeUndefined();
-    expect(lookup(index, '2a02:26f7:c700:3fff:ffff:ffff:ffff:ffff')).toBeUndefined();
-    expect(lookup(index, '8.8.8.8')).toBeUndefined();
-  });
+  it.skipIf(!hasShared)(
+    'loads the real excerpt: IPv4 and IPv6 rows, empty regions, the trailing empty field',
+    () => {
+      const { index, report } = parseGeofeed(APPLE);
+      expect(report).toMatchObject({ entries: 428, skipped: 0 });
+      expect(index.entries).toBe(428);
+      // First line: 172.224.226.0/27,GB,GB-EN,London,
+      expect(lookup(index, '172.224.226.0')).toEqual({
+        prefix: '172.224.226.0/27',
+        egress_region: { country: 'GB', region: 'GB-EN', city: 'London' },
+      });
+      expect(lookup(index, '172.224.226.31')?.prefix).toBe('172.224.226.0/27');
+      // 172.224.226.32/31,GB,GB-SC,Aberdeen, — its last address, then one past it (the next row, Oxford).
+      expect(lookup(index, '172.224.226.33')?.egress_region?.city).toBe('Aberdeen');
+      expect(lookup(index, '172.224.226.34')?.egress_region?.city).toBe('Oxford');
+      // An empty region: 172.224.241.64/26,BN,,Bandar Seri Begawan,
+      expect(lookup(index, '172.224.241.100')).toEqual({
+        prefix: '172.224.241.64/26',
+        egress_region: { country: 'BN', region: null, city: 'Bandar Seri Begawan' },
+      });
+      // The last IPv4 row, 172.224.241.192/26 (HK): its last address, and one outside.
+      expect(lookup(index, '172.224.241.255')?.egress_region?.country).toBe('HK');
+      expect(lookup(index, '172.224.242.0')).toBeUndefined();
+      // IPv6: 2a02:26f7:c700:4000::/64,MO,,Macau,
+      expect(lookup(index, '2a02:26f7:c700:4000::')).toEqual({
+        prefix: '2a02:26f7:c700:4000::/64',
+        egress_region: { country: 'MO', region: null, city: 'Macau' },
+      });
+      expect(lookup(index, '2a02:26f7:c700:4000:ffff:ffff:ffff:ffff')?.prefix).toBe(
+        '2a02:26f7:c700:4000::/64',
+      );
+      expect(lookup(index, '2a02:26f7:c700:4001::')).toBeUndefined();
+      expect(lookup(index, '2a02:26f7:c700:3fff:ffff:ffff:ffff:ffff')).toBeUndefined();
+      expect(lookup(index, '8.8.8.8')).toBeUndefined();
+    },
+  );
 
   it('reads CRLF, comments, blank lines, quoted cities and empty fields (fixture ip/geofeed-mixed.csv)', () => {
     expect(FEED).toContain('\r\n');
@@ -107,7 +114,7 @@ describe('parseGeofeed (iCloud Private Relay egress list, RFC 8805)', () => {
 });
 
 describe('parseExitList (Tor bulk exit list)', () => {
-  it('loads every address of the real list as a /32', () => {
+  it.skipIf(!hasShared)('loads every address of the real list as a /32', () => {
     const { index, report } = parseExitList(TOR);
     const lines = TOR.split('\n').filter((l) => l.trim() !== '');
     expect(report.skipped).toBe(0);

@@ -26,9 +26,11 @@ import {
 import { answer, type ParseReply } from '../../../../src/providers/ip/relay-list-worker.js';
 import { descriptorsUnder } from '../../../descriptors.js';
 import { fixtureText } from '../../../fakes/https-upstream.js';
+import { hasShared, sharedFixtureText } from '../../../shared-data.js';
 
-const APPLE = fixtureText('relay/egress-ip-ranges.excerpt.csv');
-const TOR = fixtureText('relay/tor-torbulkexitlist.txt');
+/** Real captures (../shared); the tests that read them are skipped without it. */
+const APPLE = hasShared ? sharedFixtureText('relay/egress-ip-ranges.excerpt.csv') : '';
+const TOR = hasShared ? sharedFixtureText('relay/tor-torbulkexitlist.txt') : '';
 const FEED = fixtureText('ip/geofeed-mixed.csv');
 
 const root = mkdtempSync(join(tmpdir(), 'netdiag-relay-parse-'));
@@ -145,46 +147,52 @@ describe('relay lists parsed in a worker thread', () => {
     expect(compare(inThread, parsed.data, syntheticProbes()).mismatches).toEqual([]);
   });
 
-  it('answers the real excerpts (nested prefixes, quoted cities, the Tor list) as the in-thread parsers do, from a file and from memory', async () => {
-    for (const [format, text, parse] of [
-      ['geofeed', APPLE, parseGeofeed],
-      ['geofeed', FEED, parseGeofeed],
-      ['tor-exits', TOR, parseExitList],
-    ] as const) {
-      const local = parse(text);
-      for (const store of [storeIn(freshDir()), undefined]) {
-        const remote = await parseRelayList(format, owned(text), { store });
-        expect(remote).toMatchObject(local.report);
-        expect(remote.origin).toBe(store ? 'written' : 'memory');
-        const { mismatches, hits } = compare(local.index, remote.data, EXCERPT_PROBES);
-        expect(mismatches).toEqual([]);
-        expect(hits).toBeGreaterThanOrEqual(2); // the Tor list holds two of the probes
-        remote.data.close();
+  it.skipIf(!hasShared)(
+    'answers the real excerpts (nested prefixes, quoted cities, the Tor list) as the in-thread parsers do, from a file and from memory',
+    async () => {
+      for (const [format, text, parse] of [
+        ['geofeed', APPLE, parseGeofeed],
+        ['geofeed', FEED, parseGeofeed],
+        ['tor-exits', TOR, parseExitList],
+      ] as const) {
+        const local = parse(text);
+        for (const store of [storeIn(freshDir()), undefined]) {
+          const remote = await parseRelayList(format, owned(text), { store });
+          expect(remote).toMatchObject(local.report);
+          expect(remote.origin).toBe(store ? 'written' : 'memory');
+          const { mismatches, hits } = compare(local.index, remote.data, EXCERPT_PROBES);
+          expect(mismatches).toEqual([]);
+          expect(hits).toBeGreaterThanOrEqual(2); // the Tor list holds two of the probes
+          remote.data.close();
+        }
       }
-    }
-  });
+    },
+  );
 
-  it('reuses the file a first parse placed, as another process loading the same list does, without parsing it again', async () => {
-    const dir = freshDir();
-    const first = await parseRelayList('geofeed', owned(APPLE), { store: storeIn(dir) });
-    const written = statSync(first.path!);
-    const second = await parseRelayList('geofeed', owned(APPLE), { store: storeIn(dir) });
-    expect(second).toMatchObject({ origin: 'reused', path: first.path, entries: 428 });
-    expect(statSync(first.path!)).toMatchObject({ ino: written.ino, mtimeMs: written.mtimeMs });
-    expect(compare(first.data, second.data, EXCERPT_PROBES).mismatches).toEqual([]);
-    // Another list (or the same list with one more row) is another file; the Tor list beside it too.
-    const other = await parseRelayList('geofeed', owned(`${APPLE}192.0.2.0/24,US,,,\n`), {
-      store: storeIn(dir),
-    });
-    expect(other.origin).toBe('written');
-    expect(other.path).not.toBe(first.path);
-    expect(other.data.lookup(parseIpNumber('192.0.2.1')!)?.prefix).toBe('192.0.2.0/24');
-    expect(readdirSync(dir)).toHaveLength(2);
-    for (const p of [first, second, other]) p.data.close();
-    expect(descriptorsUnder(dir)).toEqual([]);
-  });
+  it.skipIf(!hasShared)(
+    'reuses the file a first parse placed, as another process loading the same list does, without parsing it again',
+    async () => {
+      const dir = freshDir();
+      const first = await parseRelayList('geofeed', owned(APPLE), { store: storeIn(dir) });
+      const written = statSync(first.path!);
+      const second = await parseRelayList('geofeed', owned(APPLE), { store: storeIn(dir) });
+      expect(second).toMatchObject({ origin: 'reused', path: first.path, entries: 428 });
+      expect(statSync(first.path!)).toMatchObject({ ino: written.ino, mtimeMs: written.mtimeMs });
+      expect(compare(first.data, second.data, EXCERPT_PROBES).mismatches).toEqual([]);
+      // Another list (or the same list with one more row) is another file; the Tor list beside it too.
+      const other = await parseRelayList('geofeed', owned(`${APPLE}192.0.2.0/24,US,,,\n`), {
+        store: storeIn(dir),
+      });
+      expect(other.origin).toBe('written');
+      expect(other.path).not.toBe(first.path);
+      expect(other.data.lookup(parseIpNumber('192.0.2.1')!)?.prefix).toBe('192.0.2.0/24');
+      expect(readdirSync(dir)).toHaveLength(2);
+      for (const p of [first, second, other]) p.data.close();
+      expect(descriptorsUnder(dir)).toEqual([]);
+    },
+  );
 
-  it('rebuilds over a file by that name that is not a whole index', async () => {
+  it.skipIf(!hasShared)('rebuilds over a file by that name that is not a whole index', async () => {
     const dir = freshDir();
     const first = await parseRelayList('geofeed', owned(APPLE), { store: storeIn(dir) });
     first.data.close();
@@ -195,56 +203,62 @@ describe('relay lists parsed in a worker thread', () => {
     again.data.close();
   });
 
-  it('places the file again when another process removed it before this one could open it', async () => {
-    const dir = freshDir();
-    const parsed = await parseRelayList('geofeed', owned(APPLE), { store: storeIn(dir), entry: RACING });
-    // The racing worker removed the file it first named; the main thread answered 'again' and opened the second.
-    expect(parsed).toMatchObject({ origin: 'written', entries: 428 });
-    expect(existsSync(parsed.path!)).toBe(true);
-    expect(compare(parseGeofeed(APPLE).index, parsed.data, EXCERPT_PROBES).mismatches).toEqual([]);
-    parsed.data.close();
-    expect(relayParseWorkersRunning()).toBe(0);
-  });
+  it.skipIf(!hasShared)(
+    'places the file again when another process removed it before this one could open it',
+    async () => {
+      const dir = freshDir();
+      const parsed = await parseRelayList('geofeed', owned(APPLE), { store: storeIn(dir), entry: RACING });
+      // The racing worker removed the file it first named; the main thread answered 'again' and opened the second.
+      expect(parsed).toMatchObject({ origin: 'written', entries: 428 });
+      expect(existsSync(parsed.path!)).toBe(true);
+      expect(compare(parseGeofeed(APPLE).index, parsed.data, EXCERPT_PROBES).mismatches).toEqual([]);
+      parsed.data.close();
+      expect(relayParseWorkersRunning()).toBe(0);
+    },
+  );
 
-  it('the worker places the file again on each "again", then sends the index in memory, its bytes transferred', async () => {
-    const dir = freshDir();
-    const { port1, port2 } = new MessageChannel();
-    const replies: ParseReply[] = [];
-    const next = () => new Promise<ParseReply>((resolve) => port2.once('message', resolve));
-    let sent: ParseReply | undefined;
-    const postMessage = (reply: ParseReply, transfer: ArrayBuffer[]) => {
-      sent = reply;
-      port1.postMessage(reply, transfer);
-    };
-    const done = answer(
-      { postMessage, once: (event, listener) => port1.once(event, listener) },
-      { format: 'geofeed', body: owned(APPLE), store: storeIn(dir) },
-    );
-    for (let i = 0; i < 3; i++) {
-      const reply = await next();
-      replies.push(reply);
-      if (!(reply.ok && 'path' in reply)) break;
-      unlinkSync(reply.path); // gone again before it could be opened
-      port2.postMessage('again');
-    }
-    const last = await next();
-    await done;
-    port1.close();
-    expect(replies.map((r) => r.ok && 'path' in r && r.reused)).toEqual([false, false, false]);
-    expect(last).toMatchObject({
-      ok: true,
-      writeError: expect.stringMatching(/could not be opened after 3/),
-    });
-    // Moved, not copied: the sender's buffer is detached.
-    expect((sent as Extract<ParseReply, { index: Uint8Array }>).index.buffer.byteLength).toBe(0);
-    const { index } = last as Extract<ParseReply, { index: Uint8Array }>;
-    const inMemory = new RelayIndexFile(
-      BlockFile.fromBuffer(Buffer.from(index.buffer, index.byteOffset, index.byteLength)),
-    );
-    expect(inMemory.lookup(parseIpNumber('172.224.226.1')!)?.prefix).toBe('172.224.226.0/27');
-  });
+  it.skipIf(!hasShared)(
+    'the worker places the file again on each "again", then sends the index in memory, its bytes transferred',
+    async () => {
+      const dir = freshDir();
+      const { port1, port2 } = new MessageChannel();
+      const replies: ParseReply[] = [];
+      const next = () => new Promise<ParseReply>((resolve) => port2.once('message', resolve));
+      let sent: ParseReply | undefined;
+      const postMessage = (reply: ParseReply, transfer: ArrayBuffer[]) => {
+        sent = reply;
+        port1.postMessage(reply, transfer);
+      };
+      const done = answer(
+        { postMessage, once: (event, listener) => port1.once(event, listener) },
+        { format: 'geofeed', body: owned(APPLE), store: storeIn(dir) },
+      );
+      for (let i = 0; i < 3; i++) {
+        const reply = await next();
+        replies.push(reply);
+        if (!(reply.ok && 'path' in reply)) break;
+        unlinkSync(reply.path); // gone again before it could be opened
+        port2.postMessage('again');
+      }
+      const last = await next();
+      await done;
+      port1.close();
+      expect(replies.map((r) => r.ok && 'path' in r && r.reused)).toEqual([false, false, false]);
+      expect(last).toMatchObject({
+        ok: true,
+        writeError: expect.stringMatching(/could not be opened after 3/),
+      });
+      // Moved, not copied: the sender's buffer is detached.
+      expect((sent as Extract<ParseReply, { index: Uint8Array }>).index.buffer.byteLength).toBe(0);
+      const { index } = last as Extract<ParseReply, { index: Uint8Array }>;
+      const inMemory = new RelayIndexFile(
+        BlockFile.fromBuffer(Buffer.from(index.buffer, index.byteOffset, index.byteLength)),
+      );
+      expect(inMemory.lookup(parseIpNumber('172.224.226.1')!)?.prefix).toBe('172.224.226.0/27');
+    },
+  );
 
-  it('falls back to an index in memory when the directory cannot be written', async () => {
+  it.skipIf(!hasShared)('falls back to an index in memory when the directory cannot be written', async () => {
     const blocker = join(root, `a-file-${dirs++}`);
     writeFileSync(blocker, 'a file where the cache directory would go');
     const parsed = await parseRelayList('geofeed', owned(APPLE), { store: storeIn(join(blocker, 'cache')) });
@@ -253,21 +267,24 @@ describe('relay lists parsed in a worker thread', () => {
     expect(compare(parseGeofeed(APPLE).index, parsed.data, EXCERPT_PROBES).mismatches).toEqual([]);
   });
 
-  it('moves a body that owns its buffer to the worker, and copies one that shares it', async () => {
-    const body = owned(APPLE);
-    const pending = parseRelayList('geofeed', body);
-    expect(body.length).toBe(0); // detached as the worker started: the main thread holds no copy
-    expect((await pending).entries).toBe(428);
-    // Two Buffers over one ArrayBuffer, as small ones share Node's pool: moving it would empty the other.
-    const shared = new ArrayBuffer(64);
-    const line = Buffer.from(shared, 8, 19);
-    line.write('192.0.2.0/24,US,,,\n');
-    const neighbour = Buffer.from(shared, 40, 9);
-    neighbour.write('untouched');
-    expect((await parseRelayList('geofeed', line)).entries).toBe(1);
-    expect(line.toString()).toBe('192.0.2.0/24,US,,,\n');
-    expect(neighbour.toString()).toBe('untouched');
-  });
+  it.skipIf(!hasShared)(
+    'moves a body that owns its buffer to the worker, and copies one that shares it',
+    async () => {
+      const body = owned(APPLE);
+      const pending = parseRelayList('geofeed', body);
+      expect(body.length).toBe(0); // detached as the worker started: the main thread holds no copy
+      expect((await pending).entries).toBe(428);
+      // Two Buffers over one ArrayBuffer, as small ones share Node's pool: moving it would empty the other.
+      const shared = new ArrayBuffer(64);
+      const line = Buffer.from(shared, 8, 19);
+      line.write('192.0.2.0/24,US,,,\n');
+      const neighbour = Buffer.from(shared, 40, 9);
+      neighbour.write('untouched');
+      expect((await parseRelayList('geofeed', line)).entries).toBe(1);
+      expect(line.toString()).toBe('192.0.2.0/24,US,,,\n');
+      expect(neighbour.toString()).toBe('untouched');
+    },
+  );
 
   it('rejects a body that is not the list with the ListFormatError the in-thread parser throws', async () => {
     const html = '<html><body>502 Bad Gateway</body></html>\n';
@@ -287,51 +304,57 @@ describe('relay lists parsed in a worker thread', () => {
     );
   });
 
-  it('rejects, never throws elsewhere, when the worker cannot start, crashes or exits without an answer', async () => {
-    const body = () => owned(APPLE);
-    await expect(
-      parseRelayList('geofeed', body(), { entry: new URL('http://127.0.0.1/x.js') }),
-    ).rejects.toThrow(/scheme/);
-    await expect(
-      parseRelayList('geofeed', body(), { entry: new URL('file:///nonexistent/relay-list-worker.js') }),
-    ).rejects.toThrow(/Cannot find module/);
-    await expect(
-      parseRelayList('geofeed', body(), { entry: new URL('data:text/javascript,throw new Error("boom")') }),
-    ).rejects.toThrow('boom');
-    await expect(
-      parseRelayList('geofeed', body(), { entry: new URL('data:text/javascript,process.exit(3)') }),
-    ).rejects.toThrow('relay list parser exited (3) without an answer');
-    expect(relayParseWorkersRunning()).toBe(0);
-  });
+  it.skipIf(!hasShared)(
+    'rejects, never throws elsewhere, when the worker cannot start, crashes or exits without an answer',
+    async () => {
+      const body = () => owned(APPLE);
+      await expect(
+        parseRelayList('geofeed', body(), { entry: new URL('http://127.0.0.1/x.js') }),
+      ).rejects.toThrow(/scheme/);
+      await expect(
+        parseRelayList('geofeed', body(), { entry: new URL('file:///nonexistent/relay-list-worker.js') }),
+      ).rejects.toThrow(/Cannot find module/);
+      await expect(
+        parseRelayList('geofeed', body(), { entry: new URL('data:text/javascript,throw new Error("boom")') }),
+      ).rejects.toThrow('boom');
+      await expect(
+        parseRelayList('geofeed', body(), { entry: new URL('data:text/javascript,process.exit(3)') }),
+      ).rejects.toThrow('relay list parser exited (3) without an answer');
+      expect(relayParseWorkersRunning()).toBe(0);
+    },
+  );
 
-  it('stops when aborted: before the start, or while parsing, once the thread is gone, with no descriptor left open', async () => {
-    const before = new AbortController();
-    before.abort(new Error('closed before'));
-    await expect(parseRelayList('geofeed', owned(APPLE), { signal: before.signal })).rejects.toThrow(
-      'closed before',
-    );
-    expect(relayParseWorkersRunning()).toBe(0);
-    const dir = freshDir();
-    const during = new AbortController();
-    const pending = parseRelayList('geofeed', owned(synthetic.text), {
-      store: storeIn(dir),
-      signal: during.signal,
-    });
-    expect(relayParseWorkersRunning()).toBe(1);
-    // Starting a worker thread (from source, compiling its modules) and parsing 290 000 rows take far longer.
-    setTimeout(() => during.abort(new Error('closing')), 5);
-    await expect(pending).rejects.toThrow('closing');
-    expect(relayParseWorkersRunning()).toBe(0);
-    expect(descriptorsUnder(dir)).toEqual([]);
-    // A worker that would never answer: only terminating it settles the parse.
-    const stuck = new AbortController();
-    const hung = parseRelayList('geofeed', owned(APPLE), { signal: stuck.signal, entry: HANGS });
-    setTimeout(() => stuck.abort(new Error('closing a hung parse')), 200);
-    await expect(hung).rejects.toThrow('closing a hung parse');
-    expect(relayParseWorkersRunning()).toBe(0);
-  });
+  it.skipIf(!hasShared)(
+    'stops when aborted: before the start, or while parsing, once the thread is gone, with no descriptor left open',
+    async () => {
+      const before = new AbortController();
+      before.abort(new Error('closed before'));
+      await expect(parseRelayList('geofeed', owned(APPLE), { signal: before.signal })).rejects.toThrow(
+        'closed before',
+      );
+      expect(relayParseWorkersRunning()).toBe(0);
+      const dir = freshDir();
+      const during = new AbortController();
+      const pending = parseRelayList('geofeed', owned(synthetic.text), {
+        store: storeIn(dir),
+        signal: during.signal,
+      });
+      expect(relayParseWorkersRunning()).toBe(1);
+      // Starting a worker thread (from source, compiling its modules) and parsing 290 000 rows take far longer.
+      setTimeout(() => during.abort(new Error('closing')), 5);
+      await expect(pending).rejects.toThrow('closing');
+      expect(relayParseWorkersRunning()).toBe(0);
+      expect(descriptorsUnder(dir)).toEqual([]);
+      // A worker that would never answer: only terminating it settles the parse.
+      const stuck = new AbortController();
+      const hung = parseRelayList('geofeed', owned(APPLE), { signal: stuck.signal, entry: HANGS });
+      setTimeout(() => stuck.abort(new Error('closing a hung parse')), 200);
+      await expect(hung).rejects.toThrow('closing a hung parse');
+      expect(relayParseWorkersRunning()).toBe(0);
+    },
+  );
 
-  it('an abort that comes once the index is open closes it', async () => {
+  it.skipIf(!hasShared)('an abort that comes once the index is open closes it', async () => {
     const dir = freshDir();
     const first = await parseRelayList('geofeed', owned(APPLE), { store: storeIn(dir) });
     first.data.close();

@@ -24,7 +24,7 @@ import type {
 import { ProviderRegistry } from '../../../../src/providers/registry.js';
 import type { ProviderInfo } from '../../../../src/providers/types.js';
 import { rejectionOf } from '../../../expect-error.js';
-import { fixture } from '../../../fakes/https-upstream.js';
+import { hasShared, sharedFixture } from '../../../shared-data.js';
 
 type Step = RdapAnswer | ProviderError;
 
@@ -99,69 +99,75 @@ function setup(opts: {
 const rejection = (p: Promise<unknown>) => rejectionOf(p, AppError);
 
 describe('lookupRdap', () => {
-  it("follows the thin registry's related link to the registrar and caches the whole answer for 1 h", async () => {
-    const t = setup({
-      primary: () => found(fixture('rdap/verisign-com-domain-google.com.json')),
-      registrar: async (url) => ({
-        status: 'found',
-        url,
-        object: fixture('rdap/registrar-markmonitor-domain-google.com.json') as never,
-        redirects: 0,
-      }),
-    });
-    const first = await lookupRdap(t.deps, 'Google.COM.', 'domain');
-    expect(first.cache).toEqual({
-      hit: false,
-      maxAge: RDAP_TTL_SECONDS,
-      expiresAt: 1_700_000_000_000 + RDAP_TTL_SECONDS * 1000,
-    });
-    expect(first.body).toMatchObject({
-      target: 'google.com',
-      type: 'domain',
-      registry: { url: VERISIGN_URL, ldh_name: 'google.com' },
-      registrar: {
-        url: 'https://rdap.markmonitor.com/rdap/domain/GOOGLE.COM',
-        entities: { registrant: { organization: 'Google LLC' } },
-      },
-      notes: [],
-      source: 'aggregator',
-      source_id: 'aggregator',
-      providers_tried: [{ id: 'aggregator', status: 'ok' }],
-    });
-    expect(t.registrarUrls).toEqual(['https://rdap.markmonitor.com/rdap/domain/GOOGLE.COM']);
+  it.skipIf(!hasShared)(
+    "follows the thin registry's related link to the registrar and caches the whole answer for 1 h",
+    async () => {
+      const t = setup({
+        primary: () => found(sharedFixture('rdap/verisign-com-domain-google.com.json')),
+        registrar: async (url) => ({
+          status: 'found',
+          url,
+          object: sharedFixture('rdap/registrar-markmonitor-domain-google.com.json') as never,
+          redirects: 0,
+        }),
+      });
+      const first = await lookupRdap(t.deps, 'Google.COM.', 'domain');
+      expect(first.cache).toEqual({
+        hit: false,
+        maxAge: RDAP_TTL_SECONDS,
+        expiresAt: 1_700_000_000_000 + RDAP_TTL_SECONDS * 1000,
+      });
+      expect(first.body).toMatchObject({
+        target: 'google.com',
+        type: 'domain',
+        registry: { url: VERISIGN_URL, ldh_name: 'google.com' },
+        registrar: {
+          url: 'https://rdap.markmonitor.com/rdap/domain/GOOGLE.COM',
+          entities: { registrant: { organization: 'Google LLC' } },
+        },
+        notes: [],
+        source: 'aggregator',
+        source_id: 'aggregator',
+        providers_tried: [{ id: 'aggregator', status: 'ok' }],
+      });
+      expect(t.registrarUrls).toEqual(['https://rdap.markmonitor.com/rdap/domain/GOOGLE.COM']);
 
-    t.advance(RDAP_TTL_SECONDS - 1);
-    const again = await lookupRdap(t.deps, 'google.com', 'domain');
-    expect(again.cache).toEqual({
-      hit: true,
-      maxAge: 1,
-      expiresAt: 1_700_000_000_000 + RDAP_TTL_SECONDS * 1000,
-    });
-    expect(t.primary.calls).toBe(1);
-    expect(t.registrarUrls).toHaveLength(1);
-  });
+      t.advance(RDAP_TTL_SECONDS - 1);
+      const again = await lookupRdap(t.deps, 'google.com', 'domain');
+      expect(again.cache).toEqual({
+        hit: true,
+        maxAge: 1,
+        expiresAt: 1_700_000_000_000 + RDAP_TTL_SECONDS * 1000,
+      });
+      expect(t.primary.calls).toBe(1);
+      expect(t.registrarUrls).toHaveLength(1);
+    },
+  );
 
-  it('a failing registrar leaves registrar null with a note, and the answer is not cached', async () => {
-    const t = setup({
-      primary: () => found(fixture('rdap/verisign-com-domain-google.com.json')),
-      registrar: async () => {
-        throw new ProviderError('http_status', 'HTTP 503 from rdap.markmonitor.com');
-      },
-    });
-    const { body, cache } = await lookupRdap(t.deps, 'google.com', 'domain');
-    expect(body.registrar).toBeNull();
-    expect(body.notes).toEqual([
-      expect.stringMatching(/registrar lookup at rdap\.markmonitor\.com failed \(http_status: HTTP 503/),
-    ]);
-    expect(body.registry).toMatchObject({ ldh_name: 'google.com' });
-    expect(cache).toEqual({ hit: false, maxAge: 0, expiresAt: 0 });
-    await lookupRdap(t.deps, 'google.com', 'domain');
-    expect(t.primary.calls).toBe(2);
-  });
+  it.skipIf(!hasShared)(
+    'a failing registrar leaves registrar null with a note, and the answer is not cached',
+    async () => {
+      const t = setup({
+        primary: () => found(sharedFixture('rdap/verisign-com-domain-google.com.json')),
+        registrar: async () => {
+          throw new ProviderError('http_status', 'HTTP 503 from rdap.markmonitor.com');
+        },
+      });
+      const { body, cache } = await lookupRdap(t.deps, 'google.com', 'domain');
+      expect(body.registrar).toBeNull();
+      expect(body.notes).toEqual([
+        expect.stringMatching(/registrar lookup at rdap\.markmonitor\.com failed \(http_status: HTTP 503/),
+      ]);
+      expect(body.registry).toMatchObject({ ldh_name: 'google.com' });
+      expect(cache).toEqual({ hit: false, maxAge: 0, expiresAt: 0 });
+      await lookupRdap(t.deps, 'google.com', 'domain');
+      expect(t.primary.calls).toBe(2);
+    },
+  );
 
-  it('a registrar 404 is an answer: registrar null, a note, cached normally', async () => {
+  it.skipIf(!hasShared)('a registrar 404 is an answer: registrar null, a note, cached normally', async () => {
     const t = setup({
-      primary: () => found(fixture('rdap/verisign-com-domain-google.com.json')),
+      primary: () => found(sharedFixture('rdap/verisign-com-domain-google.com.json')),
       registrar: async (url) => ({ status: 'not_found', url, redirects: 0 }),
     });
     const { body, cache } = await lookupRdap(t.deps, 'google.com', 'domain');
@@ -185,26 +191,32 @@ describe('lookupRdap', () => {
     expect(t.registrarUrls).toEqual([]);
   });
 
-  it('falls back to the bootstrap after an operational failure: providers_tried [failed, ok]', async () => {
-    const t = setup({
-      primary: () => new ProviderError('http_status', 'HTTP 503 from rdap.org'),
-      fallback: () =>
-        found(fixture('rdap/cctld-fr-domain-lemonde.fr.json'), 'https://rdap.nic.fr/domain/lemonde.fr'),
-    });
-    const { body } = await lookupRdap(t.deps, 'lemonde.fr', 'domain');
-    expect(body.source_id).toBe('bootstrap');
-    expect(body.providers_tried).toEqual([
-      {
-        id: 'aggregator',
-        name: 'aggregator',
-        status: 'failed',
-        error: 'http_status: HTTP 503 from rdap.org',
-      },
-      { id: 'bootstrap', name: 'bootstrap', status: 'ok' },
-    ]);
-    expect(body.registrar).toBeNull();
-    expect(body.notes).toEqual([]); // a thick registry has no referral: nothing to explain
-  });
+  it.skipIf(!hasShared)(
+    'falls back to the bootstrap after an operational failure: providers_tried [failed, ok]',
+    async () => {
+      const t = setup({
+        primary: () => new ProviderError('http_status', 'HTTP 503 from rdap.org'),
+        fallback: () =>
+          found(
+            sharedFixture('rdap/cctld-fr-domain-lemonde.fr.json'),
+            'https://rdap.nic.fr/domain/lemonde.fr',
+          ),
+      });
+      const { body } = await lookupRdap(t.deps, 'lemonde.fr', 'domain');
+      expect(body.source_id).toBe('bootstrap');
+      expect(body.providers_tried).toEqual([
+        {
+          id: 'aggregator',
+          name: 'aggregator',
+          status: 'failed',
+          error: 'http_status: HTTP 503 from rdap.org',
+        },
+        { id: 'bootstrap', name: 'bootstrap', status: 'ok' },
+      ]);
+      expect(body.registrar).toBeNull();
+      expect(body.notes).toEqual([]); // a thick registry has no referral: nothing to explain
+    },
+  );
 
   it('not registered → 404 naming the registry, with providers_tried, cached 5 min', async () => {
     const t = setup({
@@ -249,13 +261,13 @@ describe('lookupRdap', () => {
     expect(t.primary.calls).toBe(2);
   });
 
-  it('IP networks: canonical address, no registrar follow-up', async () => {
+  it.skipIf(!hasShared)('IP networks: canonical address, no registrar follow-up', async () => {
     const seen: RdapQuery[] = [];
     const t = setup({
       primary: (q) => {
         seen.push(q);
         return found(
-          fixture('rdap/arin-ip-2606-4700-4700--1111.json'),
+          sharedFixture('rdap/arin-ip-2606-4700-4700--1111.json'),
           'https://rdap.arin.example/registry/ip/2606:4700:4700::1111',
         );
       },

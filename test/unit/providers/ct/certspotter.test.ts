@@ -21,6 +21,7 @@ import {
   startFakeUpstream,
 } from '../../../fakes/https-upstream.js';
 import { getTestPki } from '../../../fakes/test-ca.js';
+import { hasShared, sharedFixture } from '../../../shared-data.js';
 
 const KEY = 'k_test_0123456789abcdef';
 const PAGE1 = fixture('ct/certspotter-scenario-example.com-page1.json') as { id: string }[];
@@ -124,8 +125,8 @@ describe('Cert Spotter issuances', () => {
 });
 
 describe('Cert Spotter mapping', () => {
-  it('maps the real sslmate.com issuance', () => {
-    const [real] = fixture('ct/certspotter-issuances-sslmate.com.json') as unknown[];
+  it.skipIf(!hasShared)('maps the real sslmate.com issuance', () => {
+    const [real] = sharedFixture('ct/certspotter-issuances-sslmate.com.json') as unknown[];
     expect(certspotterToIssuance(real, 'certspotter')).toEqual({
       id: '4326219514',
       source_id: 'certspotter',

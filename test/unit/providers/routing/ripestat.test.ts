@@ -1,4 +1,4 @@
-/** RIPEstat routing answers, read from the real samples in test/fixtures/ripestat/. */
+/** RIPEstat routing answers, read from the real samples in ../shared/fixtures/ripestat/ (skipped without it). */
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../../../src/errors.js';
 import {
@@ -6,12 +6,13 @@ import {
   parsePrefixOverview,
   parseRoutingStatus,
 } from '../../../../src/providers/routing/ripestat.js';
-import { fixture } from '../../../fakes/https-upstream.js';
+import { hasShared, sharedFixture } from '../../../shared-data.js';
 
-const data = (name: string) => (fixture(`ripestat/${name}.json`) as { data: Record<string, unknown> }).data;
+const data = (name: string) =>
+  (sharedFixture(`ripestat/${name}.json`) as { data: Record<string, unknown> }).data;
 
 describe('parsePrefixOverview', () => {
-  it('reads the covering prefix, origin and holder of the real sample', () => {
+  it.skipIf(!hasShared)('reads the covering prefix, origin and holder of the real sample', () => {
     expect(parsePrefixOverview(data('prefix-overview'))).toEqual({
       announced: true,
       prefix: '193.0.0.0/21',
@@ -47,7 +48,7 @@ describe('parsePrefixOverview', () => {
 });
 
 describe('parseRoutingStatus', () => {
-  it('reads visibility and first/last seen of the real (AS) sample, times in UTC', () => {
+  it.skipIf(!hasShared)('reads visibility and first/last seen of the real (AS) sample, times in UTC', () => {
     const status = parseRoutingStatus(data('routing-status'));
     expect(status.first_seen).toEqual({
       time: '2000-08-18T08:00:00.000Z',
@@ -66,22 +67,25 @@ describe('parseRoutingStatus', () => {
     expect(status.query_time).toBe('2025-06-11T08:00:00.000Z');
   });
 
-  it('reads origins and specifics of a prefix answer (shape per the routing-status docs)', () => {
-    const sample = data('routing-status');
-    const status = parseRoutingStatus({
-      ...sample,
-      resource: '193.0.0.0/21',
-      origins: [{ origin: 3333, route_objects: ['RIPE'] }, { origin: '3333' }],
-      less_specifics: [{ prefix: '193.0.0.0/8', origin: '1234' }, { prefix: 'junk' }],
-      more_specifics: [{ prefix: '193.0.6.0/24', origin: 3333 }],
-    });
-    expect(status).toMatchObject({
-      prefix: '193.0.0.0/21',
-      origins: [3333],
-      less_specifics: [{ prefix: '193.0.0.0/8', origin: 1234 }],
-      more_specifics: [{ prefix: '193.0.6.0/24', origin: 3333 }],
-    });
-  });
+  it.skipIf(!hasShared)(
+    'reads origins and specifics of a prefix answer (shape per the routing-status docs)',
+    () => {
+      const sample = data('routing-status');
+      const status = parseRoutingStatus({
+        ...sample,
+        resource: '193.0.0.0/21',
+        origins: [{ origin: 3333, route_objects: ['RIPE'] }, { origin: '3333' }],
+        less_specifics: [{ prefix: '193.0.0.0/8', origin: '1234' }, { prefix: 'junk' }],
+        more_specifics: [{ prefix: '193.0.6.0/24', origin: 3333 }],
+      });
+      expect(status).toMatchObject({
+        prefix: '193.0.0.0/21',
+        origins: [3333],
+        less_specifics: [{ prefix: '193.0.0.0/8', origin: 1234 }],
+        more_specifics: [{ prefix: '193.0.6.0/24', origin: 3333 }],
+      });
+    },
+  );
 
   it('has no prefix and no sightings for an address never seen in BGP', () => {
     expect(parseRoutingStatus({ resource: '192.0.2.1', visibility: {} })).toMatchObject({
