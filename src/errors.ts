@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'challenge_required'
   | 'challenge_failed'
   | 'rate_limited'
+  | 'too_many_connections'
   | 'upstream_failed'
   | 'unavailable'
   | 'internal';

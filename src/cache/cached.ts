@@ -20,9 +20,11 @@ export interface Freshness {
   /**
    * Epoch milliseconds at which the cache entry holding the value expires (a hit's entry, or
    * the one a load just stored); 0 when no entry holds it. A hit's answer may be replayed
-   * until then (plugins/cached-answers.ts), its max-age counted down from it.
+   * until then (plugins/response-cache.ts), its max-age counted down from it.
    */
   expiresAt: number;
+  /** The key of that entry; absent when no entry holds the value. */
+  entry?: string;
 }
 
 export interface CachedResult<T> extends Freshness {
@@ -30,8 +32,8 @@ export interface CachedResult<T> extends Freshness {
 }
 
 /** The freshness part of a result, for a lookup that reshapes the value. */
-export function freshness({ hit, maxAge, expiresAt }: Freshness): Freshness {
-  return { hit, maxAge, expiresAt };
+export function freshness({ hit, maxAge, expiresAt, entry }: Freshness): Freshness {
+  return entry === undefined ? { hit, maxAge, expiresAt } : { hit, maxAge, expiresAt, entry };
 }
 
 export class CachedLoader {
@@ -67,6 +69,7 @@ export class CachedLoader {
         hit: true,
         maxAge: Math.max(0, Math.floor((entry.expiresAt - this.#clock()) / 1000)),
         expiresAt: entry.expiresAt,
+        entry: key,
       };
     }
     this.#events.onMiss?.();
@@ -74,6 +77,7 @@ export class CachedLoader {
     const maxAge = Math.max(0, Math.floor(ttl));
     const storedAt = this.#clock();
     await this.#cache.set(key, value, maxAge);
-    return { value, hit: false, maxAge, expiresAt: maxAge > 0 ? storedAt + maxAge * 1000 : 0 };
+    if (maxAge <= 0) return { value, hit: false, maxAge, expiresAt: 0 };
+    return { value, hit: false, maxAge, expiresAt: storedAt + maxAge * 1000, entry: key };
   }
 }

@@ -20,6 +20,7 @@ import { FixedWindowCounter, sharedLimiter } from '../cache/limiter.js';
 import type { RateLimitSpec } from '../config/index.js';
 import { type AppError, tooManyRequests } from '../errors.js';
 import { clientIp, rateLimitKey } from './client-address.js';
+import type { RouteFacts } from './request-checks.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -27,7 +28,7 @@ declare module 'fastify' {
     expensive?: boolean;
   }
   interface FastifyInstance {
-    /** Read-only view of the limits, for GET /api/challenge/status. */
+    /** The limits as routes use them (status, catalog, /mcp's charge). */
     rateLimits: RateLimitView;
   }
 }
@@ -68,19 +69,11 @@ export interface LimitTier {
   endpoints?: string[];
 }
 
+/** What routes read of the limits (/api/challenge/status, the tool catalog) and how /mcp counts its messages. */
 export interface RateLimitView {
   tiers(): LimitTier[];
   /** The caller's state in every tier, read without consuming a point. */
   peek(ip: string): Promise<Record<LimitGroup, LimitState>>;
-  /** The budgets a request to this route counts against; undefined outside /api. */
-  budgetOf(request: FastifyRequest): Budget | undefined;
-  /** Counts one request from this (canonical) address against a budget. */
-  admit(budget: Budget, ip: string): Verdict | Promise<Verdict>;
-  /**
-   * A verdict reached for this request before it reached Fastify: the limiter's hook applies
-   * it (headers, 429) instead of counting the request a second time.
-   */
-  settle(raw: IncomingMessage, verdict: Verdict): void;
   /**
    * Counts a request outside /api against the general budget, from its handler: for a route
    * that learns from the body whether another route counts the request instead (/mcp: a tool
@@ -286,93 +279,89 @@ function step(limiter: Limiter, res: Taken, items: string): Verdict {
   };
 }
 
-async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Promise<void> {
-  const general = makeLimiter('general', opts.general, opts.redis);
-  const expensive = makeLimiter('expensive', opts.expensive, opts.redis);
-  const policyOf = (groups: Limiter[]) =>
-    serializeList(
-      groups.map((l) => [
-        l.group,
-        new Map([
-          ['q', l.spec.points],
-          ['w', l.spec.seconds],
-        ]),
-      ]),
-    );
-  const cheap: Budget = { limiters: [general], policy: policyOf([general]) };
-  const costly: Budget = {
-    limiters: [general, expensive],
-    policy: policyOf([general, expensive]),
-    takeAll: takeAllInRedis(opts.redis, [general, expensive]),
-  };
-  // Verdicts reached before Fastify saw the request (plugins/cached-answers.ts counted it and
-  // found it refused): the hook answers from them instead of counting the request again.
-  const settled = new WeakMap<IncomingMessage, Verdict>();
+/** The per-client budgets, as the rate-limit check (plugins/request-checks.ts) and /mcp use them. */
+export class RequestLimits {
+  readonly general: Limiter;
+  readonly expensive: Limiter;
+  readonly cheap: Budget;
+  readonly costly: Budget;
 
+  constructor(opts: RateLimitOptions) {
+    this.general = makeLimiter('general', opts.general, opts.redis);
+    this.expensive = makeLimiter('expensive', opts.expensive, opts.redis);
+    const policyOf = (groups: Limiter[]) =>
+      serializeList(
+        groups.map((l) => [
+          l.group,
+          new Map([
+            ['q', l.spec.points],
+            ['w', l.spec.seconds],
+          ]),
+        ]),
+      );
+    this.cheap = { limiters: [this.general], policy: policyOf([this.general]) };
+    this.costly = {
+      limiters: [this.general, this.expensive],
+      policy: policyOf([this.general, this.expensive]),
+      takeAll: takeAllInRedis(opts.redis, [this.general, this.expensive]),
+    };
+  }
+
+  /** The budgets a request to this route counts against; undefined outside /api. */
+  budgetFor(route: RouteFacts): Budget | undefined {
+    if (!route.path.startsWith('/api/')) return undefined;
+    return route.expensive ? this.costly : this.cheap;
+  }
+
+  /** Counts one request from this (canonical) address against a budget. */
+  admit(budget: Budget, ip: string): Verdict | Promise<Verdict> {
+    return admit(budget, rateLimitKey(ip));
+  }
+
+  /** The caller's state in every tier, read without consuming a point. */
+  async peek(ip: string): Promise<Record<LimitGroup, LimitState>> {
+    const key = rateLimitKey(ip);
+    const [g, e] = await Promise.all([this.general.get(key), this.expensive.get(key)]);
+    return { general: stateOf(this.general.spec, g), expensive: stateOf(this.expensive.spec, e) };
+  }
+}
+
+async function rateLimitPlugin(
+  app: FastifyInstance,
+  opts: { limits: RequestLimits; onReject?: (group: LimitGroup) => void },
+): Promise<void> {
+  const { limits } = opts;
   const expensivePaths = new Set<string>();
   app.addHook('onRoute', (route) => {
     if (route.config?.expensive) expensivePaths.add(route.url);
   });
+
+  /** The verdict's RateLimit header written; the 429 when a budget refused. */
+  const charged = (reply: FastifyReply, verdict: Verdict): void => {
+    reply.header('ratelimit', verdict.items);
+    if (verdict.refused === undefined) return;
+    opts.onReject?.(verdict.refused.group);
+    throw tooManyRequests(verdict.refused.retryAfter, verdict.refused.group);
+  };
+
   app.decorate('rateLimits', {
     tiers: (): LimitTier[] => [
-      { name: 'general', limit: general.spec.points, window_seconds: general.spec.seconds },
+      { name: 'general', limit: limits.general.spec.points, window_seconds: limits.general.spec.seconds },
       {
         name: 'expensive',
-        limit: expensive.spec.points,
-        window_seconds: expensive.spec.seconds,
+        limit: limits.expensive.spec.points,
+        window_seconds: limits.expensive.spec.seconds,
         endpoints: [...expensivePaths].sort(),
       },
     ],
-    peek: async (ip: string): Promise<Record<LimitGroup, LimitState>> => {
-      const key = rateLimitKey(ip);
-      const [g, e] = await Promise.all([general.get(key), expensive.get(key)]);
-      return { general: stateOf(general.spec, g), expensive: stateOf(expensive.spec, e) };
-    },
-    budgetOf: (request) => {
-      // The matched route when there is one: the router decodes the path, so /%61pi/dns
-      // reaches /api/dns although its raw URL does not start with /api/.
-      const route = request.routeOptions;
-      if (!(route.url ?? request.url).startsWith('/api/')) return undefined;
-      return route.config.expensive ? costly : cheap;
-    },
-    admit: (budget, ip) => admit(budget, rateLimitKey(ip)),
-    settle: (raw, verdict) => {
-      settled.set(raw, verdict);
-    },
+    peek: (ip) => limits.peek(ip),
     charge: (request, reply) => {
-      reply.header('ratelimit-policy', cheap.policy);
-      const verdict = admit(cheap, rateLimitKey(clientIp(request)));
+      reply.header('ratelimit-policy', limits.cheap.policy);
+      const verdict = limits.admit(limits.cheap, clientIp(request));
       if (verdict instanceof Promise) return verdict.then((v) => charged(reply, v));
       charged(reply, verdict);
     },
   } satisfies RateLimitView);
-
-  /** The verdict's RateLimit header written; the 429 to answer when a budget refused. */
-  const refusalOf = (reply: FastifyReply, verdict: Verdict): AppError | undefined => {
-    reply.header('ratelimit', verdict.items);
-    if (verdict.refused === undefined) return undefined;
-    opts.onReject?.(verdict.refused.group);
-    return tooManyRequests(verdict.refused.retryAfter, verdict.refused.group);
-  };
-  const apply = (reply: FastifyReply, verdict: Verdict, done: (err?: Error) => void): void => {
-    const refusal = refusalOf(reply, verdict);
-    if (refusal === undefined) done();
-    else done(refusal);
-  };
-  const charged = (reply: FastifyReply, verdict: Verdict): void => {
-    const refusal = refusalOf(reply, verdict);
-    if (refusal !== undefined) throw refusal;
-  };
-
-  // Callback style: in process the request goes on in the same tick.
-  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
-    const budget = app.rateLimits.budgetOf(request);
-    if (budget === undefined) return done();
-    reply.header('ratelimit-policy', budget.policy);
-    const verdict = settled.get(request.raw) ?? admit(budget, rateLimitKey(clientIp(request)));
-    if (verdict instanceof Promise) verdict.then((v) => apply(reply, v, done), done);
-    else apply(reply, verdict, done);
-  });
 }
 
 export default fp(rateLimitPlugin, { name: 'rate-limit' });

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { answer } from '../../plugins/response-cache.js';
 import { errorResponses } from '../shared.schema.js';
 import { DnsQuerySchema, DnsResponseSchema } from './dns.schema.js';
 import { lookupDns } from './dns.service.js';
@@ -28,10 +29,7 @@ export default async function dnsRoutes(base: FastifyInstance, { ctx }: { ctx: A
         done();
       },
     },
-    async (request, reply) => {
-      // Every answer from one cache entry is one body object (dns.service.ts), a miss's too.
-      const { body, cache } = await lookupDns(ctx.dns, request.query.target, request.query.type ?? 'A');
-      return reply.sendShared(body, cache);
-    },
+    async (request, reply) =>
+      answer(reply, await lookupDns(ctx.dns, request.query.target, request.query.type ?? 'A')),
   );
 }

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { answer } from '../../plugins/cached-answers.js';
+import { answer } from '../../plugins/response-cache.js';
 import { errorResponses } from '../shared.schema.js';
 import { inspectTls } from '../tls/tls.service.js';
 import { InspectQuerySchema, InspectResponseSchema } from './inspect.schema.js';

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config/index.js';
-import { REPLAY_BYTES, REPLAY_URL_MAX } from '../../src/plugins/cached-answers.js';
+import { REPLAY_BYTES, REPLAY_URL_MAX } from '../../src/plugins/response-cache.js';
 import { type FixtureUpstreams, startFixtureUpstreams } from '../e2e/fixture-app.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import { capturingLogger } from '../helper.js';
