@@ -2,40 +2,33 @@
  * Prometheus metrics. Each app owns its registry (tests build many apps in one
  * process); server.ts adds the default process metrics.
  *
- * What every request or cache lookup records is counted in series built once per
- * label set (metric-series.ts): the same exposition as prom-client's own metrics,
- * without validating, hashing and allocating a label object each time.
+ * prom-client's metrics used through its published API only, so a release of it
+ * cannot change what they count without a type error or a failing test
+ * (test/unit/plugins/metrics.test.ts pins the exposition).
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
-import { type BoundCounter, type BoundHistogram, SeriesCounter, SeriesHistogram } from './metric-series.js';
-
-/** The series one route and method records into. */
-interface RouteMethodSeries {
-  duration: BoundHistogram;
-  byStatus: Map<number, BoundCounter>;
-}
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 /** netdiag_http_request_duration_seconds's bucket bounds, in seconds. */
 export const REQUEST_DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests = new SeriesCounter({
+  readonly requests = new Counter({
     name: 'netdiag_http_requests_total',
     help: 'HTTP requests by route template, method and status',
     labelNames: ['route', 'method', 'status'] as const,
     registers: [this.registry],
   });
-  readonly duration = new SeriesHistogram({
+  readonly duration = new Histogram({
     name: 'netdiag_http_request_duration_seconds',
     help: 'HTTP request latency by route template',
     labelNames: ['route', 'method'] as const,
     buckets: REQUEST_DURATION_BUCKETS,
     registers: [this.registry],
   });
-  readonly cache = new SeriesCounter({
+  readonly cache = new Counter({
     name: 'netdiag_cache_operations_total',
     help: 'Cache lookups by result (hit, miss) and backend faults (error)',
     labelNames: ['result'] as const,
@@ -82,34 +75,17 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** route → method → its series; the statuses under each. */
-  private readonly requestSeries = new Map<string, Map<string, RouteMethodSeries>>();
-
   /**
    * Records one answered request, from the onResponse hook or a replayed cached answer
    * (cached-answers.ts): netdiag_http_requests_total{route,method,status} and
    * netdiag_http_request_duration_seconds{route,method}. `route` is the route template,
-   * never the raw URL, so the series stay few; once a route, method and status have been
-   * seen this is three map reads and two additions.
+   * never the raw URL, so the series stay few. No label handles are kept per label set:
+   * prom-client's handles key their labels again on every call, and measured no faster
+   * (docs/performance.md).
    */
   recordRequest(route: string, method: string, status: number, seconds: number): void {
-    let byMethod = this.requestSeries.get(route);
-    if (byMethod === undefined) {
-      byMethod = new Map();
-      this.requestSeries.set(route, byMethod);
-    }
-    let series = byMethod.get(method);
-    if (series === undefined) {
-      series = { duration: this.duration.labels({ route, method }), byStatus: new Map() };
-      byMethod.set(method, series);
-    }
-    let requests = series.byStatus.get(status);
-    if (requests === undefined) {
-      requests = this.requests.labels({ route, method, status: String(status) });
-      series.byStatus.set(status, requests);
-    }
-    requests.inc();
-    series.duration.observe(seconds);
+    this.requests.inc({ route, method, status: String(status) });
+    this.duration.observe({ route, method }, seconds);
   }
 
   enableDefaultMetrics(): void {

@@ -7,7 +7,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrtshProvider } from '../../src/providers/ct/crtsh.js';
 import { deadlineSignal } from '../../src/providers/deadline.js';
-import { parseResolverUrl, TcpDnsProvider } from '../../src/providers/dns/index.js';
+import { parseResolverUrl, StreamDnsProvider } from '../../src/providers/dns/index.js';
 import { HttpClient } from '../../src/providers/http-client.js';
 import type { ProviderInfo } from '../../src/providers/types.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
@@ -103,7 +103,7 @@ describe('DNS over TCP: an answer stalled mid-frame', () => {
   // A server trickling one frame held every later query on the pooled connection hostage, and each
   // query restarted the idle timer, so under steady traffic the connection never closed by itself.
   it('closes the connection when a query gives up mid-frame, so the next query opens a fresh one', async () => {
-    const tcp = new TcpDnsProvider(parseResolverUrl(dns.tcp));
+    const tcp = new StreamDnsProvider(parseResolverUrl(dns.tcp));
     try {
       dns.set({ trickle: true });
       await expect(tcp.query('example.com', 'A', AbortSignal.timeout(400))).rejects.toThrow();

@@ -18,7 +18,7 @@ import {
   DohDnsProvider,
   parseResolverUrl,
   presentation,
-  TlsDnsProvider,
+  StreamDnsProvider,
   UdpDnsProvider,
 } from '../../src/providers/dns/index.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
@@ -341,7 +341,7 @@ describe('TCP and DoT specifics', () => {
   );
 
   it('DoT refuses a certificate it cannot verify (TLS failure)', async () => {
-    const untrusting = provider(new TlsDnsProvider(parseResolverUrl(dns.dot)));
+    const untrusting = provider(new StreamDnsProvider(parseResolverUrl(dns.dot)));
     const err = await failure(ask(untrusting, 'example.test', 'A'));
     expect(err.kind).toBe('tls');
   });
@@ -354,7 +354,9 @@ describe('TCP and DoT specifics', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const { port } = server.address() as AddressInfo;
-      const p = provider(new TlsDnsProvider(parseResolverUrl(`tls://127.0.0.1:${port}`), { ca: pki.caPem }));
+      const p = provider(
+        new StreamDnsProvider(parseResolverUrl(`tls://127.0.0.1:${port}`), { ca: pki.caPem }),
+      );
       expect((await failure(ask(p, 'example.test', 'A'))).kind).toBe('tls');
     } finally {
       await new Promise((r) => server.close(r));

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
 import { type FakeRecord, testZone } from '../fakes/dns-zones.js';
 import { buildTestApp } from '../helper.js';
-import { mailauthSpf } from '../unit/features/email/mailauth-spf-peer.js';
+import { mailauthSpf } from '../unit/features/spf/mailauth-spf-peer.js';
 
 const txt = (name: string, text: string): FakeRecord => ({ name, type: 'TXT', data: [text] });
 const a = (name: string, address: string): FakeRecord => ({ name, type: 'A', data: address });

@@ -9,8 +9,10 @@ import { LRUCache } from 'lru-cache';
 import { AppError, badInput } from '../../errors.js';
 import { classifyAddress, isIP } from '../../net/address.js';
 import { InvalidNameError, normalizeDomain, reverseName } from '../../net/names.js';
+import { recordTypesThrough } from '../../providers/dns/types.js';
 
-export const DNS_API_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SOA', 'CAA', 'SRV', 'PTR'] as const;
+/** The types GET /api/dns accepts: the client's list through PTR (DS, DNSKEY, TLSA, SVCB and HTTPS are the checks' own). */
+export const DNS_API_TYPES = recordTypesThrough('PTR');
 export type DnsApiType = (typeof DNS_API_TYPES)[number];
 
 // Owner names of SRV (RFC 2782 `_service._proto`), TXT (`_dmarc`, `_mta-sts`,

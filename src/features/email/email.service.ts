@@ -10,6 +10,8 @@ import { type CachedLoader, type Freshness, freshness } from '../../cache/cached
 import { badInput } from '../../errors.js';
 import { normalizeDomain } from '../../net/names.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
+import { LOOKUP_LIMIT, VOID_LOOKUP_LIMIT } from '../spf/spf-types.js';
+import { spfPermerrorView, spfTreeView } from '../spf/tree-view.js';
 import { discoverBimi, evaluateBimi, type MarkRoots } from './bimi.js';
 import { evaluateDkim } from './dkim.js';
 import { parseSelectors, selectorsToTest } from './dkim-selectors.js';
@@ -33,8 +35,7 @@ import { evaluateMx } from './mx.js';
 import { type RecommendationInput, recommend } from './recommendations.js';
 import type { ResourceFetcher } from './resource-fetcher.js';
 import { type CheckScore, scoreEmailSecurity } from './score.js';
-import { evaluateSpf, SPF_LOOKUP_LIMIT, SPF_VOID_LIMIT } from './spf.js';
-import { spfPermerrorView, spfTreeView } from './spf-view.js';
+import { evaluateSpf } from './spf.js';
 import { evaluateTlsRpt, type TlsRptEvaluation } from './tls-rpt.js';
 import type { CheckId, CheckStatus, Finding } from './types.js';
 
@@ -290,10 +291,10 @@ function buildChecks(parts: CheckParts): { checks: EmailCheck[]; details: EmailC
       within_limits: spf.withinLimits,
       permerror: spf.permerror,
       lookup_count: spf.lookupCount,
-      lookup_limit: SPF_LOOKUP_LIMIT,
+      lookup_limit: LOOKUP_LIMIT,
       lookup_count_complete: spf.lookupCountComplete,
       void_lookup_count: spf.voidLookupCount,
-      void_lookup_limit: SPF_VOID_LIMIT,
+      void_lookup_limit: VOID_LOOKUP_LIMIT,
       void_lookup_count_complete: spf.voidLookupCountComplete,
       permerror_at: spfPermerrorView(spf.permerrorAt),
       effective_all: spf.effectiveAll,

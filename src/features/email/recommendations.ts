@@ -4,6 +4,8 @@
  * 10 or more points on the table, medium for 4 or more, low otherwise;
  * within a priority, more missing points first, then the heavier check.
  */
+
+import { LOOKUP_LIMIT, VOID_LOOKUP_LIMIT } from '../spf/spf-types.js';
 import type { BimiEvaluation } from './bimi.js';
 import type { DkimEvaluation } from './dkim.js';
 import type { DmarcEvaluation } from './dmarc.js';
@@ -11,7 +13,7 @@ import type { DnssecEvaluation } from './dnssec.js';
 import type { MtaStsEvaluation } from './mta-sts.js';
 import type { MxEvaluation } from './mx.js';
 import { type ScoreResult, WEIGHTS } from './score.js';
-import { SPF_LOOKUP_LIMIT, SPF_VOID_LIMIT, type SpfEvaluation } from './spf.js';
+import type { SpfEvaluation } from './spf.js';
 import type { TlsRptEvaluation } from './tls-rpt.js';
 import type { CheckId } from './types.js';
 
@@ -135,16 +137,16 @@ function adviseSpf(spf: SpfEvaluation, d: string, add: Add): void {
   }
   if (!spf.valid)
     add('spf', 'Fix the SPF errors listed in the findings: as published, the record is a permerror.');
-  if (spf.lookupCount > SPF_LOOKUP_LIMIT) {
+  if (spf.lookupCount > LOOKUP_LIMIT) {
     add(
       'spf',
-      `Cut the SPF record to ${SPF_LOOKUP_LIMIT} DNS-querying terms or fewer (it has ${spf.lookupCountComplete ? '' : 'at least '}${spf.lookupCount}, ${spf.lookupCount - SPF_LOOKUP_LIMIT} too many): drop unused includes and replace a/mx with ip4/ip6 where the addresses are stable.`,
+      `Cut the SPF record to ${LOOKUP_LIMIT} DNS-querying terms or fewer (it has ${spf.lookupCountComplete ? '' : 'at least '}${spf.lookupCount}, ${spf.lookupCount - LOOKUP_LIMIT} too many): drop unused includes and replace a/mx with ip4/ip6 where the addresses are stable.`,
     );
   }
-  if (spf.voidLookupCount > SPF_VOID_LIMIT) {
+  if (spf.voidLookupCount > VOID_LOOKUP_LIMIT) {
     add(
       'spf',
-      `Remove SPF terms that point at names with no records (${spf.voidLookupCount} void lookups; at most ${SPF_VOID_LIMIT} are allowed).`,
+      `Remove SPF terms that point at names with no records (${spf.voidLookupCount} void lookups; at most ${VOID_LOOKUP_LIMIT} are allowed).`,
     );
   }
   if (spf.effectiveAll !== '-all' && spf.effectiveAll !== '~all') {

@@ -1,39 +1,16 @@
 /**
- * SPF (RFC 7208): the verdict on a domain's SPF. The record syntax lives in
- * spf-record.ts, the include/redirect walk with its lookup counts in
- * spf-tree.ts, the limits and where receivers stop in spf-stop.ts; this
- * module fetches the domain's record, walks its tree and decides the result,
- * and is what the rest of the service imports.
+ * The email-security check's verdict on a domain's SPF (RFC 7208): it fetches
+ * the domain's record, walks its tree and decides the check's status, summary
+ * and findings. The SPF logic is features/spf/'s: the record syntax
+ * (record.ts), the include/redirect walk with its lookup counts (tree.ts),
+ * the limits (spf-types.ts) and where receivers stop (stop.ts).
  */
 import { ordinal } from '../spf/check-host.js';
-import { type SpfQualifier, spfRecords } from './spf-record.js';
-import { SPF_LOOKUP_LIMIT, SPF_MX_HOST_LIMIT, SPF_VOID_LIMIT, type SpfPermerrorPoint } from './spf-stop.js';
-import { type SpfNode, type SpfTree, walkSpfTree } from './spf-tree.js';
+import { type SpfQualifier, spfRecords } from '../spf/record.js';
+import { LOOKUP_LIMIT, NAMES_PER_LOOKUP_LIMIT, VOID_LOOKUP_LIMIT } from '../spf/spf-types.js';
+import type { SpfPermerrorPoint } from '../spf/stop.js';
+import { type SpfNode, type SpfTree, walkSpfTree } from '../spf/tree.js';
 import { type CheckStatus, type Finding, finding, type MailDns } from './types.js';
-
-export {
-  domainSpecError,
-  hasMacros,
-  isSpfRecord,
-  macroStringError,
-  type ParsedSpfRecord,
-  parseSpfRecord,
-  SPF_RECOMMENDED_MAX_LENGTH,
-  type SpfMechanism,
-  type SpfMechanismName,
-  type SpfModifier,
-  type SpfQualifier,
-  type SpfTerm,
-} from './spf-record.js';
-export {
-  SPF_LOOKUP_LIMIT,
-  SPF_MX_HOST_LIMIT,
-  SPF_VOID_LIMIT,
-  type SpfEvaluatedTerm,
-  type SpfPermerrorPoint,
-  type SpfPermerrorReason,
-} from './spf-stop.js';
-export type { SpfNode, SpfNodeState, SpfTermReport } from './spf-tree.js';
 
 export interface SpfEvaluation {
   /** none: no SPF record at the domain; error: a DNS failure made the result a temperror. */
@@ -103,10 +80,7 @@ export async function evaluateSpf(domain: string, dns: MailDns): Promise<SpfEval
   const { effectiveAll } = tree;
   const valid = recordCount === 1 && !tree.structural;
   const withinLimits =
-    recordCount === 1 &&
-    tree.lookups <= SPF_LOOKUP_LIMIT &&
-    tree.voids <= SPF_VOID_LIMIT &&
-    !tree.mxOverLimit;
+    recordCount === 1 && tree.lookups <= LOOKUP_LIMIT && tree.voids <= VOID_LOOKUP_LIMIT && !tree.mxOverLimit;
   const permerror = !valid || !withinLimits;
   if (effectiveAll === '+all') {
     findings.push(
@@ -170,7 +144,7 @@ export async function evaluateSpf(domain: string, dns: MailDns): Promise<SpfEval
  * what still passes, and how much to cut.
  */
 function limitFindings(tree: SpfTree): Finding[] {
-  if (tree.lookups <= SPF_LOOKUP_LIMIT && tree.voids <= SPF_VOID_LIMIT) return [];
+  if (tree.lookups <= LOOKUP_LIMIT && tree.voids <= VOID_LOOKUP_LIMIT) return [];
   const at = tree.permerrorAt;
   const limitStop = at && (at.reason === 'lookup_limit' || at.reason === 'void_lookup_limit') ? at : null;
   return [finding('error', permerrorText(tree, limitStop), 'RFC 7208 §4.6.4')];
@@ -186,17 +160,16 @@ function limitFindings(tree: SpfTree): Finding[] {
 function permerrorText(tree: SpfTree, at: SpfPermerrorPoint | null): string {
   const lookups = `${tree.complete ? '' : 'at least '}${tree.lookups}`;
   const voids = `${tree.voidsComplete ? '' : 'at least '}${tree.voids}`;
-  const overLookups = tree.lookups > SPF_LOOKUP_LIMIT;
-  const overVoids = tree.voids > SPF_VOID_LIMIT;
+  const overLookups = tree.lookups > LOOKUP_LIMIT;
+  const overVoids = tree.voids > VOID_LOOKUP_LIMIT;
   return [
     overLookups &&
-      `The record needs ${lookups} DNS lookups (include, a, mx, ptr, exists and redirect terms, through every include); the limit is ${SPF_LOOKUP_LIMIT}.`,
+      `The record needs ${lookups} DNS lookups (include, a, mx, ptr, exists and redirect terms, through every include); the limit is ${LOOKUP_LIMIT}.`,
     overVoids &&
-      `The record makes ${voids} void lookups (names with no records); the limit is ${SPF_VOID_LIMIT}.`,
+      `The record makes ${voids} void lookups (names with no records); the limit is ${VOID_LOOKUP_LIMIT}.`,
     at && stopText(at),
-    overLookups &&
-      `Cut ${tree.lookups - SPF_LOOKUP_LIMIT} ${plural(tree.lookups - SPF_LOOKUP_LIMIT, 'lookup')}.`,
-    overVoids && `Remove ${tree.voids - SPF_VOID_LIMIT} of the terms whose names have no records.`,
+    overLookups && `Cut ${tree.lookups - LOOKUP_LIMIT} ${plural(tree.lookups - LOOKUP_LIMIT, 'lookup')}.`,
+    overVoids && `Remove ${tree.voids - VOID_LOOKUP_LIMIT} of the terms whose names have no records.`,
   ]
     .filter(Boolean)
     .join(' ');
@@ -205,7 +178,7 @@ function permerrorText(tree: SpfTree, at: SpfPermerrorPoint | null): string {
 const STOP_CAUSE: Record<SpfPermerrorPoint['reason'], (at: SpfPermerrorPoint) => string> = {
   lookup_limit: (at) => `the ${ordinal(at.lookups)} lookup`,
   void_lookup_limit: (at) => `the ${ordinal(at.void_lookups)} void lookup`,
-  mx_host_limit: () => `an mx term with more than ${SPF_MX_HOST_LIMIT} hosts`,
+  mx_host_limit: () => `an mx term with more than ${NAMES_PER_LOOKUP_LIMIT} hosts`,
   no_record: () => 'a target without an SPF record',
   multiple_records: () => 'a target with several SPF records',
   syntax_error: () => 'a target whose record has a syntax error',
@@ -232,7 +205,7 @@ function summarize(
   lookups: number,
   complete: boolean,
 ): string {
-  const lookupText = `${lookups}${complete ? '' : '+'}/${SPF_LOOKUP_LIMIT} lookups`;
+  const lookupText = `${lookups}${complete ? '' : '+'}/${LOOKUP_LIMIT} lookups`;
   if (count > 1) return `${count} SPF records: receivers treat this as a permerror (no SPF at all).`;
   if (permerror)
     return `SPF is a permerror (${lookupText}): receivers treat the domain as having no usable SPF.`;

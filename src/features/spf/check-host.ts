@@ -1,7 +1,7 @@
 /**
  * check_host() of RFC 7208 §4: the SPF result for one client address, sender
  * and domain, with the trace a person needs to fix the record. Record syntax
- * is the one parser of email/spf-record.ts (a record with any syntax error is
+ * is the one parser of record.ts (a record with any syntax error is
  * a permerror before anything is evaluated, §4.6); macros are macros.ts's;
  * DNS is the shared MailDns view (resolver chain, cache, attribution).
  *
@@ -18,14 +18,6 @@
 
 import { clip } from '../../text.js';
 import { reverseNames } from '../email/mail-dns.js';
-import {
-  isSpfRecord,
-  isTopLabel,
-  parseSpfRecord,
-  type SpfMechanism,
-  type SpfModifier,
-  type SpfQualifier,
-} from '../email/spf-record.js';
 import type { DnsOutcome, MailDns } from '../email/types.js';
 import {
   expandDomainName,
@@ -34,6 +26,14 @@ import {
   type MacroValues,
   tokenizeMacroString,
 } from './macros.js';
+import {
+  isTopLabel,
+  parseSpfRecord,
+  type SpfMechanism,
+  type SpfModifier,
+  type SpfQualifier,
+  spfRecords,
+} from './record.js';
 import {
   EXPLANATION_LIMITS,
   LOOKUP_LIMIT,
@@ -140,7 +140,7 @@ class Evaluation {
       this.trace.push({ step: 'record', depth, domain, via, detail: `TXT lookup failed: ${answer.message}` });
       this.abortNote(depth, domain, 'temperror', `DNS lookup of TXT ${domain} failed: ${answer.message}`);
     }
-    const records = answer.kind === 'answer' ? answer.records.filter(isSpfRecord) : [];
+    const records = spfRecords(answer);
     if (records.length === 0) {
       const why =
         answer.kind === 'invalid_name'

@@ -1,16 +1,17 @@
 /**
  * The shapes of an SPF evaluation (RFC 7208 §2.6 results, the §4.6.4 limits,
- * the trace), shared by the evaluator, the service and the response schema.
+ * the trace), shared by check_host(), the tree walk and where receivers stop,
+ * the service, the response schema and the email-security check.
  */
 import type { SpfIp } from './macros.js';
 
 export const SPF_RESULTS = ['pass', 'fail', 'softfail', 'neutral', 'none', 'temperror', 'permerror'] as const;
 export type SpfResult = (typeof SPF_RESULTS)[number];
 
-/** RFC 7208 §4.6.4. */
+/** RFC 7208 §4.6.4: at most 10 terms that cause DNS queries, and at most 2 lookups that find nothing (void). */
 export const LOOKUP_LIMIT = 10;
 export const VOID_LOOKUP_LIMIT = 2;
-/** At most 10 names from an MX or PTR answer are used (§4.6.4). */
+/** RFC 7208 §4.6.4: an `mx` term naming more hosts is a permerror; of a PTR answer only this many names are used. */
 export const NAMES_PER_LOOKUP_LIMIT = 10;
 
 export type SpfTraceOutcome = 'match' | 'no_match' | 'error' | 'not_reached';

@@ -9,8 +9,7 @@
  */
 import { DohDnsProvider } from './doh.js';
 import { parseResolverUrl, type ResolverEndpoint, resolverInfo } from './endpoint.js';
-import { TcpDnsProvider } from './tcp.js';
-import { TlsDnsProvider } from './tls.js';
+import { StreamDnsProvider } from './stream.js';
 import type { DnsTransportProvider } from './types.js';
 import { UdpDnsProvider } from './udp.js';
 
@@ -26,8 +25,7 @@ export {
   MAX_POSITIVE_TTL,
   type ResolveOptions,
 } from './resolver.js';
-export { type StreamTransportOptions, TcpDnsProvider } from './tcp.js';
-export { TlsDnsProvider } from './tls.js';
+export { StreamDnsProvider, type StreamTransportOptions } from './stream.js';
 export * from './types.js';
 export { UdpDnsProvider } from './udp.js';
 
@@ -72,8 +70,7 @@ function createProvider(
     case 'udp':
       return new UdpDnsProvider(endpoint, { ...stream, retryAfterMs: opts.udpRetryAfterMs });
     case 'tcp':
-      return new TcpDnsProvider(endpoint, stream);
     case 'dot':
-      return new TlsDnsProvider(endpoint, { ...stream, ca: opts.ca });
+      return new StreamDnsProvider(endpoint, { ...stream, ca: opts.ca });
   }
 }

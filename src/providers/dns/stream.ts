@@ -1,20 +1,104 @@
 /**
- * DNS over a byte stream (TCP, RFC 7766; TLS, RFC 7858): each message framed
- * by a 2-byte length (RFC 1035 §4.2.2). One connection per resolver is kept
- * open and shared by concurrent queries, which are matched to answers by
- * message id (RFC 7766 §6.2.1 pipelining, §7 out-of-order answers), so a
- * burst of lookups costs one handshake instead of one each. An idle
- * connection closes itself and never keeps the process alive.
+ * DNS over a byte stream, the provider for `tcp://` (RFC 1035 §4.2.2, RFC
+ * 7766; also the retry path UDP takes when an answer comes back truncated)
+ * and `tls://` resolvers (RFC 7858, port 853 by default): the two differ only
+ * in how a connection is opened. Each message is framed by a 2-byte length.
+ * One connection per resolver is kept open and shared by concurrent queries,
+ * which are matched to answers by message id (RFC 7766 §6.2.1 pipelining, §7
+ * out-of-order answers), so a burst of lookups costs one handshake instead of
+ * one each. An idle connection closes itself and never keeps the process
+ * alive.
+ *
+ * Over TLS the certificate must be valid for the host in the URL: its name
+ * goes out as SNI and is checked against the certificate; an IP literal is
+ * checked against the certificate's IP SANs (RFC 8310 §8.1 strict privacy
+ * profile, no fallback to cleartext).
  */
-import type { Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import { isIP, connect as netConnect, type Socket } from 'node:net';
+import { type TLSSocket, connect as tlsConnect } from 'node:tls';
 import { classifyError } from '../http-client.js';
-import { ProviderError } from '../types.js';
+import { ProviderError, type ProviderInfo } from '../types.js';
 import { abortable, abortError } from './abort.js';
-import type { DnsAnswer } from './types.js';
+import { type ResolverEndpoint, resolverInfo, type TransportIdentity } from './endpoint.js';
+import type { DnsAnswer, DnsRecordType, DnsTransportProvider } from './types.js';
 import { type DnsQuestion, encodeQuery, expectAnswer, randomId } from './wire.js';
 
-export interface StreamSessionOptions {
+export interface StreamTransportOptions extends TransportIdentity {
+  /** Give up on connecting (and the TLS handshake) after this long even if the caller's signal allows more. Default 10 s. */
+  connectTimeoutMs?: number;
+  /** Close a pooled connection after this long without queries. Default 10 s. */
+  idleTimeoutMs?: number;
+  /** `tls://` only: trust anchors (PEM) replacing the system store, for tests against a private CA. */
+  ca?: string | string[];
+}
+
+/** A `tcp://` or `tls://` resolver: one pooled connection, opened plainly or with TLS. */
+export class StreamDnsProvider implements DnsTransportProvider {
+  readonly transport: 'tcp' | 'dot';
+  readonly info: ProviderInfo;
+  readonly #session: DnsStreamSession;
+
+  constructor(endpoint: ResolverEndpoint, opts: StreamTransportOptions = {}) {
+    const { transport } = endpoint;
+    if (transport !== 'tcp' && transport !== 'dot')
+      throw new TypeError(`DNS resolver "${endpoint.url}" is not a tcp:// or tls:// resolver`);
+    this.transport = transport;
+    this.info = resolverInfo(endpoint, opts.id);
+    const timeoutMs = opts.connectTimeoutMs ?? 10_000;
+    this.#session = new DnsStreamSession({
+      url: endpoint.url,
+      idleTimeoutMs: opts.idleTimeoutMs,
+      connect: () => openStream(transport, endpoint.host, endpoint.port, opts.ca, timeoutMs),
+    });
+  }
+
+  query(name: string, type: DnsRecordType, signal: AbortSignal): Promise<DnsAnswer> {
+    return this.#session.query({ name, type }, signal);
+  }
+
+  close(): Promise<void> {
+    return this.#session.close();
+  }
+}
+
+/** A connected socket, the TLS handshake done for `dot`; rejects on failure or after `timeoutMs`. */
+function openStream(
+  transport: 'tcp' | 'dot',
+  host: string,
+  port: number,
+  ca: string | string[] | undefined,
+  timeoutMs: number,
+): Promise<Socket | TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const socket =
+      transport === 'tcp'
+        ? netConnect({ host, port, timeout: timeoutMs })
+        : tlsConnect({
+            host,
+            port,
+            // SNI must not carry an IP literal (RFC 6066 §3); verification still checks IP SANs.
+            servername: isIP(host) === 0 ? host : undefined,
+            ca,
+            timeout: timeoutMs,
+          });
+    const fail = (err: Error) => {
+      socket.destroy();
+      reject(err);
+    };
+    const what = transport === 'tcp' ? 'connect' : 'TLS connect';
+    socket.once('timeout', () => fail(Object.assign(new Error(`${what} timed out`), { code: 'ETIMEDOUT' })));
+    socket.once('error', fail);
+    socket.once(transport === 'tcp' ? 'connect' : 'secureConnect', () => {
+      socket.removeListener('error', fail);
+      socket.removeAllListeners('timeout');
+      // The connect timeout doubles as an inactivity timeout; the session manages idleness itself.
+      socket.setTimeout(0);
+      resolve(socket);
+    });
+  });
+}
+
+interface StreamSessionOptions {
   /** For error messages and error classification (`tcp://host:port`). */
   url: string;
   /** Opens a connected socket (TLS handshake done); rejects on failure. */
@@ -150,7 +234,7 @@ class Connection {
   }
 }
 
-export class DnsStreamSession {
+class DnsStreamSession {
   readonly #opts: StreamSessionOptions;
   #live: Connection | undefined;
   #connecting: Promise<Connection> | undefined;

@@ -10,7 +10,11 @@
  */
 import type { Provider } from '../types.js';
 
-/** Types a caller may ask for. The first ten are the ones GET /api/dns accepts. */
+/**
+ * Types a caller may ask for, the one list of them: the API's lists are its
+ * leading entries (recordTypesThrough): GET /api/dns offers those through PTR,
+ * a global measurement those through CAA; the rest are the checks' own.
+ */
 export const DNS_RECORD_TYPES = [
   'A',
   'AAAA',
@@ -33,6 +37,23 @@ export type DnsRecordType = (typeof DNS_RECORD_TYPES)[number];
 
 export function isDnsRecordType(value: string): value is DnsRecordType {
   return (DNS_RECORD_TYPES as readonly string[]).includes(value);
+}
+
+/** The leading entries of a tuple, through the first that is `Last`. */
+type Through<T extends readonly unknown[], Last> = T extends readonly [infer Head, ...infer Rest]
+  ? Head extends Last
+    ? [Head]
+    : [Head, ...Through<Rest, Last>]
+  : [];
+
+/** DNS_RECORD_TYPES from the first through `last`, typed as exactly those. */
+export function recordTypesThrough<L extends DnsRecordType>(
+  last: L,
+): Readonly<Through<typeof DNS_RECORD_TYPES, L>> {
+  return DNS_RECORD_TYPES.slice(0, DNS_RECORD_TYPES.indexOf(last) + 1) as unknown as Through<
+    typeof DNS_RECORD_TYPES,
+    L
+  >;
 }
 
 /** One SvcParam of an SVCB/HTTPS record (RFC 9460 §2.1), value in presentation form. */

@@ -14,7 +14,7 @@ import { classifyError } from '../http-client.js';
 import { ProviderError, type ProviderInfo } from '../types.js';
 import { abortError } from './abort.js';
 import { type ResolverEndpoint, resolverInfo } from './endpoint.js';
-import { type StreamTransportOptions, TcpDnsProvider } from './tcp.js';
+import { StreamDnsProvider, type StreamTransportOptions } from './stream.js';
 import type { DnsAnswer, DnsRecordType, DnsTransportProvider } from './types.js';
 import {
   answersQuestion,
@@ -41,14 +41,14 @@ export class UdpDnsProvider implements DnsTransportProvider {
   readonly #endpoint: ResolverEndpoint;
   readonly #retryAfterMs: number;
   /** The same resolver over TCP, for truncated answers. */
-  readonly #tcp: TcpDnsProvider;
+  readonly #tcp: StreamDnsProvider;
 
   constructor(endpoint: ResolverEndpoint, opts: UdpTransportOptions = {}) {
     this.info = resolverInfo(endpoint, opts.id);
     this.#endpoint = endpoint;
     this.#retryAfterMs = opts.retryAfterMs ?? 2000;
     const tcpUrl = `tcp://${endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host}:${endpoint.port}`;
-    this.#tcp = new TcpDnsProvider(
+    this.#tcp = new StreamDnsProvider(
       { ...endpoint, transport: 'tcp', url: tcpUrl },
       { ...opts, id: undefined },
     );

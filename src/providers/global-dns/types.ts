@@ -8,14 +8,15 @@
  * body) are thrown as ProviderError so the chain can move on. Countries
  * without a probe are not a failure: they are simply absent from `probes`.
  */
+import { recordTypesThrough } from '../dns/types.js';
 import type { ProviderQuota } from '../registry.js';
 import type { Provider } from '../types.js';
 import type { QuotaRefusal } from './quota.js';
 
 export type { QuotaRefusal } from './quota.js';
 
-/** Record types a global measurement may ask for (the public API's list). */
-export const GLOBAL_DNS_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SOA', 'CAA'] as const;
+/** Record types a global measurement may ask for (the public API's list): the DNS client's list through CAA. */
+export const GLOBAL_DNS_TYPES = recordTypesThrough('CAA');
 export type GlobalDnsType = (typeof GLOBAL_DNS_TYPES)[number];
 
 export interface GlobalDnsQuestion {

@@ -5,8 +5,8 @@
  * copy every process shares. Written once per data version by
  * asn-index-build.ts; its answers are AsnTable's, row for row.
  *
- * Layout, all integers big-endian uint32; the header and the segments are
- * segment-file.ts's, each segment's value an entry:
+ * Layout, all integers big-endian uint32; segment-file.ts's, with entries as
+ * its records, organization names as its texts, each segment's value an entry:
  *
  *   offset  size        field
  *   0       8           magic "NDASNIX1" (the 1 is the format version)
@@ -31,7 +31,6 @@ import type { ParsedIp } from './ip-number.js';
 import { NO_MATCH } from './range-table.js';
 import { encodeSegmentFile, SegmentFile, type SegmentFormat } from './segment-file.js';
 
-const ENTRY = 12;
 /** Organizations the entry key (AS number · ORG_KEY + organization) can tell apart within 2^53; today's data has ~100 000. */
 const ORG_KEY = 2 ** 21;
 
@@ -39,7 +38,13 @@ export class AsnIndexError extends Error {
   override readonly name = 'AsnIndexError';
 }
 
-const FORMAT: SegmentFormat = { magic: 'NDASNIX1', name: 'ASN index', article: 'an', error: AsnIndexError };
+const FORMAT: SegmentFormat = {
+  magic: 'NDASNIX1',
+  name: 'ASN index',
+  article: 'an',
+  error: AsnIndexError,
+  record: 12,
+};
 
 /** Serializes a built table (in the worker: the main thread never holds the AsnTable). */
 export function encodeAsnIndex(table: AsnTable): Buffer {
@@ -80,24 +85,24 @@ export function encodeAsnIndex(table: AsnTable): Buffer {
   const report = Buffer.from(JSON.stringify(table.report), 'utf8');
 
   const ne = entryAsn.length;
-  const { out, at: entriesAt } = encodeSegmentFile({
-    magic: FORMAT.magic,
-    words: [ne, namesBytes, report.length, 0],
+  const { out, recordsAt, textAt } = encodeSegmentFile({
+    format: FORMAT,
     segments: { v4, v6 },
     values: { v4: v4Entries, v6: v6Entries },
-    tail: ENTRY * ne + namesBytes + report.length,
+    records: ne,
+    textBytes: namesBytes,
+    report,
   });
-  let at = entriesAt;
-  for (let e = 0; e < ne; e++, at += ENTRY) {
+  let at = recordsAt;
+  for (let e = 0; e < ne; e++, at += FORMAT.record) {
     const o = entryOrg[e]!;
     out.writeUInt32BE(entryAsn[e]!, at);
     out.writeUInt32BE(nameOffset[o]!, at + 4);
     out.writeUInt32BE(nameLength[o]!, at + 8);
   }
   for (let o = 0; o < orgs.length; o++) {
-    if (nameOffset[o]! >= 0) out.write(orgs[o]!, at + nameOffset[o]!, nameLength[o]!, 'utf8');
+    if (nameOffset[o]! >= 0) out.write(orgs[o]!, textAt + nameOffset[o]!, nameLength[o]!, 'utf8');
   }
-  report.copy(out, at + namesBytes);
   return out;
 }
 
@@ -107,24 +112,13 @@ export class AsnIndex {
   readonly report: AsnReport;
   readonly #segments: SegmentFile;
   readonly #file: BlockFile;
-  readonly #ne: number;
-  readonly #entriesAt: number;
-  readonly #namesAt: number;
-  readonly #namesBytes: number;
 
   /** Checks the header against the file's size and reads the report; throws AsnIndexError otherwise. */
   constructor(file: BlockFile) {
     this.#segments = new SegmentFile(file, FORMAT);
     this.#file = file;
-    this.#ne = this.#segments.word(0);
-    this.#namesBytes = this.#segments.word(1);
-    const reportBytes = this.#segments.word(2);
-    this.#entriesAt = this.#segments.end;
-    this.#namesAt = this.#entriesAt + ENTRY * this.#ne;
-    const reportAt = this.#namesAt + this.#namesBytes;
-    this.#segments.expectSize(reportAt + reportBytes);
     try {
-      this.report = JSON.parse(file.utf8(reportAt, reportBytes)) as AsnReport;
+      this.report = JSON.parse(this.#segments.report) as AsnReport;
     } catch {
       throw new AsnIndexError('ASN index report unreadable');
     }
@@ -144,18 +138,20 @@ export class AsnIndex {
   }
 
   lookup(ip: ParsedIp): AsnHit | undefined {
-    const entry = this.#segments.find(ip);
+    const segments = this.#segments;
+    const entry = segments.find(ip);
     if (entry === NO_MATCH) return undefined;
-    if (entry >= this.#ne) throw new AsnIndexError(`segment names entry ${entry} of ${this.#ne}`);
+    if (entry >= segments.records)
+      throw new AsnIndexError(`segment names entry ${entry} of ${segments.records}`);
     const file = this.#file;
-    const at = this.#entriesAt + ENTRY * entry;
+    const at = segments.recordsAt + FORMAT.record * entry;
     const nameOffset = file.uint(at + 4, 4);
     const nameLength = file.uint(at + 8, 4);
-    if (nameOffset + nameLength > this.#namesBytes)
+    if (nameOffset + nameLength > segments.textBytes)
       throw new AsnIndexError(`entry ${entry} name out of bounds`);
     return {
       asn: file.uint(at, 4),
-      org: nameLength === 0 ? null : file.utf8(this.#namesAt + nameOffset, nameLength),
+      org: nameLength === 0 ? null : file.utf8(segments.textAt + nameOffset, nameLength),
     };
   }
 }

@@ -6,8 +6,8 @@
  * parses the list (relay-list-worker.ts), into LIST_CACHE_DIR under a name
  * derived from the list's content; its answers are RelayIndex's, row for row.
  *
- * Layout, all integers big-endian uint32; the header and the segments are
- * segment-file.ts's:
+ * Layout, all integers big-endian uint32; segment-file.ts's, with egress
+ * regions as its records and their texts as its texts:
  *
  *   offset  size        field
  *   0       8           magic "NDRLYIX1" (the 1 is the format version)
@@ -34,7 +34,6 @@ import { NO_MATCH } from './range-table.js';
 import type { EgressRegion, ParseReport, RelayHit, RelayIndex } from './relay-index.js';
 import { encodeSegmentFile, SegmentFile, type SegmentFormat } from './segment-file.js';
 
-const REGION = 24;
 /** Regions a value can name: (nr + 1) · 256 must stay within a uint32. */
 const MAX_REGIONS = 2 ** 24 - 1;
 
@@ -47,6 +46,7 @@ const FORMAT: SegmentFormat = {
   name: 'relay index',
   article: 'a',
   error: RelayIndexError,
+  record: 24,
 };
 
 /**
@@ -104,14 +104,15 @@ export function encodeRelayIndex(index: RelayIndex, report: ParseReport): Buffer
     'utf8',
   );
 
-  const { out, at: regionsAt } = encodeSegmentFile({
-    magic: FORMAT.magic,
-    words: [regions.length, stringsBytes, json.length, 0],
+  const { out, recordsAt } = encodeSegmentFile({
+    format: FORMAT,
     segments: { v4, v6 },
     values: { v4: Uint32Array.from(v4.values, segmentValue), v6: Uint32Array.from(v6.values, segmentValue) },
-    tail: REGION * regions.length + stringsBytes + json.length,
+    records: regions.length,
+    textBytes: stringsBytes,
+    report: json,
   });
-  let at = regionsAt;
+  let at = recordsAt;
   for (const r of regions) {
     for (const text of [r.country, r.region, r.city]) {
       out.writeUInt32BE(place(text), at);
@@ -120,7 +121,6 @@ export function encodeRelayIndex(index: RelayIndex, report: ParseReport): Buffer
     }
   }
   for (const text of texts) at += out.write(text, at, 'utf8');
-  json.copy(out, at);
   return out;
 }
 
@@ -132,23 +132,12 @@ export class RelayIndexFile {
   readonly entries: number;
   readonly #segments: SegmentFile;
   readonly #file: BlockFile;
-  readonly #regions: number;
-  readonly #regionsAt: number;
-  readonly #stringsAt: number;
-  readonly #stringsBytes: number;
 
   /** Checks the header against the file's size and reads the report; throws RelayIndexError otherwise. */
   constructor(file: BlockFile) {
     this.#segments = new SegmentFile(file, FORMAT);
     this.#file = file;
-    this.#regions = this.#segments.word(0);
-    this.#stringsBytes = this.#segments.word(1);
-    const reportBytes = this.#segments.word(2);
-    this.#regionsAt = this.#segments.end;
-    this.#stringsAt = this.#regionsAt + REGION * this.#regions;
-    const reportAt = this.#stringsAt + this.#stringsBytes;
-    this.#segments.expectSize(reportAt + reportBytes);
-    this.report = readReport(file.utf8(reportAt, reportBytes));
+    this.report = readReport(this.#segments.report);
     this.entries = this.report.entries;
   }
 
@@ -176,14 +165,14 @@ export class RelayIndexFile {
     if (value === NO_MATCH) return undefined;
     const bits = value % 256;
     const region = Math.floor(value / 256) - 1;
-    if (bits > (ip.version === 4 ? 32 : 128) || region >= this.#regions)
+    if (bits > (ip.version === 4 ? 32 : 128) || region >= this.#segments.records)
       throw new RelayIndexError(`segment value ${value} out of bounds`);
     return { prefix: prefixOf(ip, bits), egress_region: region < 0 ? null : this.#region(region) };
   }
 
   /** Frozen, as the parser's regions are: a caller must not be able to change another answer. */
   #region(region: number): EgressRegion {
-    const at = this.#regionsAt + REGION * region;
+    const at = this.#segments.recordsAt + FORMAT.record * region;
     return Object.freeze({ country: this.#text(at), region: this.#text(at + 8), city: this.#text(at + 16) });
   }
 
@@ -191,8 +180,8 @@ export class RelayIndexFile {
     const offset = this.#file.uint(at, 4);
     const length = this.#file.uint(at + 4, 4);
     if (length === 0) return null;
-    if (offset + length > this.#stringsBytes) throw new RelayIndexError('region text out of bounds');
-    return this.#file.utf8(this.#stringsAt + offset, length);
+    if (offset + length > this.#segments.textBytes) throw new RelayIndexError('region text out of bounds');
+    return this.#file.utf8(this.#segments.textAt + offset, length);
   }
 }
 

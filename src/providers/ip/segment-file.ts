@@ -1,11 +1,12 @@
 /**
- * Sorted disjoint address segments in a file, each carrying a uint32 value:
- * what the on-disk indexes (asn-index.ts, relay-index-file.ts) share. The
+ * Sorted disjoint address segments in a file, each carrying a uint32 value,
+ * then a table of records, their texts and a build report: what the on-disk
+ * indexes (asn-index.ts, relay-index-file.ts) share, header included. The
  * writer lays the segments out as RangeTable holds them; the reader checks
- * the header and runs RangeTable's binary search over the file through a
- * BlockFile, so the OS page cache holds the one copy every process on the
- * machine reads. What a value means, and the sections after the segments,
- * are each format's own.
+ * the header against the file's size and runs RangeTable's binary search over
+ * the file through a BlockFile, so the OS page cache holds the one copy every
+ * process on the machine reads. What a value, a record and the report mean is
+ * each format's own.
  *
  * Layout, all integers big-endian uint32:
  *
@@ -13,10 +14,18 @@
  *   0       8           magic, 8 ASCII bytes naming the format (its last: the version)
  *   8       4           n4: IPv4 segments
  *   12      4           n6: IPv6 segments
- *   16      16          four words of the format's own (section sizes)
+ *   16      4           nr: records
+ *   20      4           text: bytes of the records' texts
+ *   24      4           report: bytes of the build report
+ *   28      4           0 (reserved)
  *   32      12 · n4     IPv4 segments: start, end (inclusive), value
  *   …       36 · n6     IPv6 segments: start (4 words), end (4 words), value
- *   …                   the format's sections
+ *   …       size · nr   records, each the format's record size
+ *   …       text        UTF-8, as the records point into it
+ *   …       report      JSON
+ *
+ * The file's size must be exactly what the header adds up to: a truncated or
+ * foreign file is refused, never half-read.
  */
 import { BlockFile, type BlockFileOptions } from './block-file.js';
 import type { ParsedIp, Words } from './ip-number.js';
@@ -26,31 +35,43 @@ const HEADER = 32;
 const V4_RECORD = 12;
 const V6_RECORD = 36;
 
-export type FormatWords = readonly [number, number, number, number];
-
 export interface SegmentFileLayout {
-  magic: string;
-  words: FormatWords;
+  format: SegmentFormat;
   /** The table's segments (RangeTable.columns). */
   segments: { v4: RangeColumns; v6: RangeColumns };
   /** The value written for each segment, per family. */
   values: { v4: ArrayLike<number>; v6: ArrayLike<number> };
-  /** Bytes of the format's sections after the segments. */
-  tail: number;
+  /** How many records the format writes (each format.record bytes). */
+  records: number;
+  /** Bytes of the records' texts. */
+  textBytes: number;
+  report: Buffer;
 }
 
-/** A buffer the size of the whole file, header and segments written; the format's sections start at `at`. */
-export function encodeSegmentFile(layout: SegmentFileLayout): { out: Buffer; at: number } {
+/**
+ * A buffer the size of the whole file, header, segments and report written:
+ * the format writes its records from `recordsAt` and their texts from `textAt`.
+ */
+export function encodeSegmentFile(layout: SegmentFileLayout): {
+  out: Buffer;
+  recordsAt: number;
+  textAt: number;
+} {
   const { v4, v6 } = layout.segments;
   const n4 = v4.values.length;
   const n6 = v6.values.length;
   if (layout.values.v4.length !== n4 || layout.values.v6.length !== n6)
     throw new RangeError('one value per segment');
-  const out = Buffer.alloc(HEADER + V4_RECORD * n4 + V6_RECORD * n6 + layout.tail);
-  out.write(magicOf(layout.magic), 0, 'latin1');
+  const recordsAt = HEADER + V4_RECORD * n4 + V6_RECORD * n6;
+  const textAt = recordsAt + layout.format.record * layout.records;
+  const reportAt = textAt + layout.textBytes;
+  const out = Buffer.alloc(reportAt + layout.report.length);
+  out.write(magicOf(layout.format.magic), 0, 'latin1');
   out.writeUInt32BE(n4, 8);
   out.writeUInt32BE(n6, 12);
-  for (let k = 0; k < 4; k++) out.writeUInt32BE(layout.words[k]!, 16 + 4 * k);
+  out.writeUInt32BE(layout.records, 16);
+  out.writeUInt32BE(layout.textBytes, 20);
+  out.writeUInt32BE(layout.report.length, 24);
   let at = HEADER;
   for (let i = 0; i < n4; i++, at += V4_RECORD) {
     out.writeUInt32BE(v4.starts[i]!, at);
@@ -64,7 +85,8 @@ export function encodeSegmentFile(layout: SegmentFileLayout): { out: Buffer; at:
     }
     out.writeUInt32BE(layout.values.v6[i]!, at + 32);
   }
-  return { out, at };
+  layout.report.copy(out, reportAt);
+  return { out, recordsAt, textAt };
 }
 
 export interface SegmentFormat {
@@ -75,46 +97,48 @@ export interface SegmentFormat {
   article: 'a' | 'an';
   /** The error a file that is not one of these is refused with. */
   error: ErrorClass;
+  /** Bytes of one record. */
+  record: number;
 }
 
 type ErrorClass = new (message: string) => Error;
 
-/** The header and the segments of a file of `format`, read through `file`; the format reads its own sections from `end`. */
+/** A file of `format`, read through `file`: its header checked, its segments searched; the format reads its records and texts. */
 export class SegmentFile {
   readonly file: BlockFile;
   readonly n4: number;
   readonly n6: number;
-  /** Where the format's sections begin. */
-  readonly end: number;
-  readonly #format: SegmentFormat;
+  /** Records, where they begin, and where their texts begin. */
+  readonly records: number;
+  readonly recordsAt: number;
+  readonly textAt: number;
+  readonly textBytes: number;
+  /** The build report as written (the format parses it). */
+  readonly report: string;
   readonly #v6At: number;
 
-  /** Checks the magic; the format checks the size with expectSize once it knows its sections. */
+  /** Checks the magic, then that the header adds up to the file's size (a truncated or padded file is refused). */
   constructor(file: BlockFile, format: SegmentFormat) {
     const magic = magicOf(format.magic);
     if (file.size < HEADER || file.bytes(0, 8).toString('latin1') !== magic) {
       throw new format.error(`not ${format.article} ${format.name} file (format ${magic})`);
     }
     this.file = file;
-    this.#format = format;
     this.n4 = file.uint(8, 4);
     this.n6 = file.uint(12, 4);
+    this.records = file.uint(16, 4);
+    this.textBytes = file.uint(20, 4);
+    const reportBytes = file.uint(24, 4);
     this.#v6At = HEADER + V4_RECORD * this.n4;
-    this.end = this.#v6At + V6_RECORD * this.n6;
-  }
-
-  /** The format's header word `k` (0-3). */
-  word(k: number): number {
-    return this.file.uint(16 + 4 * k, 4);
-  }
-
-  /** A truncated or padded file is refused, never half-read: the header must add up to the file's size. */
-  expectSize(bytes: number): void {
-    if (bytes !== this.file.size) {
-      throw new this.#format.error(
-        `${this.#format.name} of ${this.file.size} bytes, its header describes ${bytes}`,
+    this.recordsAt = this.#v6At + V6_RECORD * this.n6;
+    this.textAt = this.recordsAt + format.record * this.records;
+    const reportAt = this.textAt + this.textBytes;
+    if (reportAt + reportBytes !== file.size) {
+      throw new format.error(
+        `${format.name} of ${file.size} bytes, its header describes ${reportAt + reportBytes}`,
       );
     }
+    this.report = file.utf8(reportAt, reportBytes);
   }
 
   /** The value of the segment holding `ip`, or NO_MATCH. */

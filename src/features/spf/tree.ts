@@ -1,21 +1,23 @@
 /**
  * The SPF evaluation tree (RFC 7208 §4.6.4, §5.2, §6.1): from a domain's
  * record through every include and redirect, counting the DNS-querying terms
- * and void lookups that decide a permerror. Record syntax is spf-record.ts's;
- * the verdict drawn from the counts is spf.ts's.
+ * and void lookups that decide a permerror. Record syntax is record.ts's;
+ * the verdict drawn from the counts is the email-security check's
+ * (features/email/spf.ts).
  *
  * The tree is walked one level at a time: every DNS query a level needs (the
  * include/redirect targets' TXT and the a/mx/exists lookups) is sent at once,
  * so the wall time is about the depth of the tree in round trips, not the
  * number of queries. It is followed past the 10-lookup limit, so the counts
  * are exact and an owner learns how much to cut; where a receiver would stop
- * is then found by spf-stop.ts, replaying the finished tree in evaluation
+ * is then found by stop.ts, replaying the finished tree in evaluation
  * order.
  *
  * Why one file: the walk is one state machine over the levels of one tree;
  * visiting a record, expanding its terms, following its targets and resolving
  * its a/mx/exists terms all update the same counters and level queue.
  */
+import { type DnsOutcome, type Finding, finding, isVoid, type MailDns } from '../email/types.js';
 import {
   hasMacros,
   parseSpfRecord,
@@ -25,14 +27,9 @@ import {
   type SpfQualifier,
   type SpfTerm,
   spfRecords,
-} from './spf-record.js';
-import {
-  findPermerrorPoint,
-  type ReplayTerm,
-  SPF_MX_HOST_LIMIT,
-  type SpfPermerrorPoint,
-} from './spf-stop.js';
-import { type DnsOutcome, type Finding, finding, isVoid, type MailDns } from './types.js';
+} from './record.js';
+import { NAMES_PER_LOOKUP_LIMIT } from './spf-types.js';
+import { findPermerrorPoint, type ReplayTerm, type SpfPermerrorPoint } from './stop.js';
 
 /**
  * Bounds on our own work. A tree within the limit has at most 10 records below
@@ -89,7 +86,7 @@ export interface SpfNode {
   problem?: string;
 }
 
-/** What a walk found; spf.ts turns it into a verdict. */
+/** What a walk found; the email-security check (features/email/spf.ts) turns it into a verdict. */
 export interface SpfTree {
   /** Pre-order, the root first; a record's includes in the order written, then its redirect (evaluation order). */
   nodes: SpfNode[];
@@ -102,7 +99,7 @@ export interface SpfTree {
   temperror: boolean;
   /** A reached record is missing, duplicated, malformed or part of a loop: a permerror. */
   structural: boolean;
-  /** An `mx` term returned more than SPF_MX_HOST_LIMIT hosts. */
+  /** An `mx` term returned more than NAMES_PER_LOOKUP_LIMIT hosts. */
   mxOverLimit: boolean;
   /** False when an include or redirect was not followed (macros, work cap): `lookups` is then a lower bound. */
   complete: boolean;
@@ -388,14 +385,14 @@ class SpfWalk {
         report.note = `DNS lookup failed: ${answer.message}`;
         return;
       }
-      if (answer.kind === 'answer' && answer.records.length > SPF_MX_HOST_LIMIT) {
+      if (answer.kind === 'answer' && answer.records.length > NAMES_PER_LOOKUP_LIMIT) {
         this.mxOverLimit = true;
         work.mxOverLimit = true;
-        report.note = `${answer.records.length} MX hosts (limit ${SPF_MX_HOST_LIMIT})`;
+        report.note = `${answer.records.length} MX hosts (limit ${NAMES_PER_LOOKUP_LIMIT})`;
         this.findings.push(
           finding(
             'error',
-            `${where(node)}: "${term.text}" returns ${answer.records.length} MX hosts; more than ${SPF_MX_HOST_LIMIT} is a permerror.`,
+            `${where(node)}: "${term.text}" returns ${answer.records.length} MX hosts; more than ${NAMES_PER_LOOKUP_LIMIT} is a permerror.`,
             'RFC 7208 §4.6.4',
           ),
         );

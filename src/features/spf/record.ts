@@ -1,12 +1,12 @@
 /**
  * SPF record syntax (RFC 7208): record selection, the terms of one record
  * (macros checked, never expanded), domain-spec checks, and the warnings a
- * record earns on its own. No DNS here: the tree walk in spf-tree.ts calls
- * parseSpfRecord on every record it reaches.
+ * record earns on its own. No DNS here: the tree walk (tree.ts) and
+ * check_host() (check-host.ts) call parseSpfRecord on every record they reach.
  */
 import { isIPv4, isIPv6 } from '../../net/address.js';
-import { tokenizeMacroString } from '../spf/macros.js';
-import { type DnsOutcome, type Finding, finding } from './types.js';
+import { type DnsOutcome, type Finding, finding } from '../email/types.js';
+import { tokenizeMacroString } from './macros.js';
 
 export type SpfQualifier = '+' | '-' | '~' | '?';
 export type SpfMechanismName = 'all' | 'include' | 'a' | 'mx' | 'ptr' | 'ip4' | 'ip6' | 'exists';

@@ -1,21 +1,15 @@
 /**
  * Where receivers stop (RFC 7208 §4.6.4, §5.2, §6.1): the SPF tree that
- * spf-tree.ts walked, replayed in the order a receiver evaluates it for a
+ * tree.ts walked, replayed in the order a receiver evaluates it for a
  * sender no term matches, to find the first term at which it returns
  * permerror (the 11th lookup, the 3rd void lookup, an mx with too many
  * hosts, a missing or broken include/redirect target), and which terms
  * decided the result for their senders before it. The walk goes one level
  * at a time for speed, so its own order is not the receiver's.
  */
-import { QUALIFIER_RESULT } from '../spf/check-host.js';
-import { LOOKUP_LIMIT, NAMES_PER_LOOKUP_LIMIT, type SpfResult, VOID_LOOKUP_LIMIT } from '../spf/spf-types.js';
-import type { SpfMechanism, SpfQualifier, SpfTerm } from './spf-record.js';
-
-/** RFC 7208 §4.6.4: at most 10 terms that cause DNS queries, at most 2 void lookups (check_host()'s own). */
-export const SPF_LOOKUP_LIMIT = LOOKUP_LIMIT;
-export const SPF_VOID_LIMIT = VOID_LOOKUP_LIMIT;
-/** RFC 7208 §4.6.4: an `mx` term may cause at most 10 address lookups, so at most 10 MX records. */
-export const SPF_MX_HOST_LIMIT = NAMES_PER_LOOKUP_LIMIT;
+import { QUALIFIER_RESULT } from './check-host.js';
+import type { SpfMechanism, SpfQualifier, SpfTerm } from './record.js';
+import { LOOKUP_LIMIT, type SpfResult, VOID_LOOKUP_LIMIT } from './spf-types.js';
 
 /** Why a receiver stops with permerror at a term (RFC 7208 §4.6.4, §5.2, §6.1). */
 export type SpfPermerrorReason =
@@ -23,7 +17,7 @@ export type SpfPermerrorReason =
   | 'lookup_limit'
   /** The term's lookup is the 3rd void one. */
   | 'void_lookup_limit'
-  /** An `mx` term answering more than SPF_MX_HOST_LIMIT hosts. */
+  /** An `mx` term answering more than NAMES_PER_LOOKUP_LIMIT (spf-types.ts) hosts. */
   | 'mx_host_limit'
   /** An include or redirect whose target has no SPF record. */
   | 'no_record'
@@ -69,7 +63,7 @@ export interface SpfPermerrorPoint {
   evaluated_before: SpfEvaluatedTerm[];
 }
 
-/** What the replay reads of one walked term (spf-tree.ts's WorkTerm). */
+/** What the replay reads of one walked term (tree.ts's WorkTerm). */
 export interface ReplayTerm {
   term: SpfTerm;
   report: { term: string; lookups: number; void: boolean };
@@ -82,12 +76,12 @@ export interface ReplayTerm {
   matchesAll?: boolean;
 }
 
-/** What the replay reads of one walked record (spf-tree.ts's WorkNode); ids index the walk's node list. */
+/** What the replay reads of one walked record (tree.ts's WorkNode); ids index the walk's node list. */
 export interface ReplayNode {
   id: number;
   domain: string;
   parent: number | null;
-  /** spf-tree.ts's SpfNodeState. */
+  /** tree.ts's SpfNodeState. */
   state: string;
   work: ReplayTerm[];
 }
@@ -182,8 +176,8 @@ class ReceiverReplay {
 
   /** In the order a receiver meets them: the count before the query, the query's answer, then the target's record. */
   private reason(work: ReplayTerm): SpfPermerrorReason | undefined {
-    if (this.lookups > SPF_LOOKUP_LIMIT) return 'lookup_limit';
-    if (this.voids > SPF_VOID_LIMIT) return 'void_lookup_limit';
+    if (this.lookups > LOOKUP_LIMIT) return 'lookup_limit';
+    if (this.voids > VOID_LOOKUP_LIMIT) return 'void_lookup_limit';
     if (work.mxOverLimit) return 'mx_host_limit';
     const target = work.child === undefined ? undefined : this.nodes[work.child]!.state;
     if (target === 'none') return 'no_record';

@@ -5,13 +5,12 @@
  * TRACE_LIMITS.record, its terms are listed up to TRACE_LIMITS.terms (then
  * counted), and so are the terms evaluated before a permerror. Forty records
  * of 51 KB were a 9 MB answer before. The verdicts are decided on the whole
- * tree (spf.ts); only what is shown is cut.
+ * tree (features/email/spf.ts); only what is shown is cut.
  */
-
 import { clip } from '../../text.js';
-import { TRACE_LIMITS } from '../spf/spf-types.js';
-import type { SpfPermerrorPoint } from './spf-stop.js';
-import type { SpfNode } from './spf-tree.js';
+import { TRACE_LIMITS } from './spf-types.js';
+import type { SpfPermerrorPoint } from './stop.js';
+import type { SpfNode } from './tree.js';
 
 export type SpfNodeView = SpfNode & { terms_omitted?: number };
 export type SpfPermerrorView = SpfPermerrorPoint & { evaluated_before_omitted?: number };
