@@ -3,7 +3,7 @@
  * registered. It never listens: server.ts does, and tests use inject() or
  * listen on port 0 themselves.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import { Ajv } from 'ajv';
 import formats from 'ajv-formats';
 import Fastify, {
@@ -33,7 +33,11 @@ import { LoadMonitor } from './plugins/load-shedding.js';
 import metricsPlugin from './plugins/metrics.js';
 import openapi from './plugins/openapi.js';
 import rateLimitPlugin, { RequestLimits } from './plugins/rate-limit.js';
-import requestChecksPlugin, { RequestPipeline, requestChecks } from './plugins/request-checks.js';
+import requestChecksPlugin, {
+  type CheckedRequest,
+  RequestPipeline,
+  requestChecks,
+} from './plugins/request-checks.js';
 import responseCachePlugin, { ResponseCache } from './plugins/response-cache.js';
 import strictJson from './plugins/strict-json.js';
 import { providerPlugins } from './providers/plugins.js';
@@ -52,6 +56,8 @@ export interface BuildOptions extends AppDeps {
   logger?: Logger;
   /** Event-loop sampling interval for load shedding (tests shorten it). */
   loadSampleIntervalMs?: number;
+  /** Told of each request check as it runs, by name (tests prove that both paths run every one). */
+  observeCheck?: (check: string, request: IncomingMessage) => void;
 }
 
 declare module 'fastify' {
@@ -129,15 +135,25 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     exemptCidrs: config.challengeExemptCidrs,
   });
   const onRateLimited = (group: string) => ctx.metrics.rateLimited.inc({ group });
+  const checks = requestChecks({
+    connections,
+    load,
+    limits,
+    gate,
+    onShed: () => ctx.metrics.shed.inc(),
+    onRateLimited,
+  });
+  const { observeCheck } = opts;
   const pipeline = new RequestPipeline(
-    requestChecks({
-      connections,
-      load,
-      limits,
-      gate,
-      onShed: () => ctx.metrics.shed.inc(),
-      onRateLimited,
-    }),
+    observeCheck === undefined
+      ? checks
+      : checks.map((check) => ({
+          name: check.name,
+          run: (request: CheckedRequest) => {
+            observeCheck(check.name, request.raw);
+            return check.run(request);
+          },
+        })),
   );
   const replays = new ResponseCache({
     clock: ctx.clock,

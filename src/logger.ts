@@ -177,7 +177,7 @@ export type AccessLog = (
 
 /**
  * The one access-log line per request, for every path that answers one (Fastify's
- * onResponse hook in app.ts, and plugins/cached-answers.ts): written through the app's
+ * onResponse hook in app.ts, and plugins/response-cache.ts): written through the app's
  * logger without redaction. The line holds only fields the app builds itself (method, URL,
  * status, time, address, request id), none of which a redaction path names, and
  * redaction's path matching doubles the cost of every line (2.8 → 5.5 µs, bench/hot-path.ts).

@@ -1,5 +1,5 @@
 /**
- * What a replay of a cached answer is keyed on (plugins/cached-answers.ts), over real
+ * What a replay of a cached answer is keyed on (plugins/response-cache.ts), over real
  * sockets: the raw URL and the encoding @fastify/compress chooses (br, gzip or identity),
  * never a request header as it was spelled (issue 29, F4 and F5). A replay never reaches
  * Fastify; a hook added here counts what does.

@@ -1,5 +1,5 @@
 /**
- * Replays of cached answers (plugins/cached-answers.ts), over real sockets: a replay never
+ * Replays of cached answers (plugins/response-cache.ts), over real sockets: a replay never
  * reaches Fastify (a hook added here counts what does), and what it sends is what Fastify
  * sent for the same hit, header for header and byte for byte, but for what differs per
  * request (request id, RateLimit, Cache-Control's max-age, Date). Everything a replay must
