@@ -23,8 +23,6 @@ export interface Freshness {
    * until then (plugins/response-cache.ts), its max-age counted down from it.
    */
   expiresAt: number;
-  /** The key of that entry; absent when no entry holds the value. */
-  entry?: string;
 }
 
 export interface CachedResult<T> extends Freshness {
@@ -32,8 +30,8 @@ export interface CachedResult<T> extends Freshness {
 }
 
 /** The freshness part of a result, for a lookup that reshapes the value. */
-export function freshness({ hit, maxAge, expiresAt, entry }: Freshness): Freshness {
-  return entry === undefined ? { hit, maxAge, expiresAt } : { hit, maxAge, expiresAt, entry };
+export function freshness({ hit, maxAge, expiresAt }: Freshness): Freshness {
+  return { hit, maxAge, expiresAt };
 }
 
 export class CachedLoader {
@@ -69,7 +67,6 @@ export class CachedLoader {
         hit: true,
         maxAge: Math.max(0, Math.floor((entry.expiresAt - this.#clock()) / 1000)),
         expiresAt: entry.expiresAt,
-        entry: key,
       };
     }
     this.#events.onMiss?.();
@@ -77,7 +74,6 @@ export class CachedLoader {
     const maxAge = Math.max(0, Math.floor(ttl));
     const storedAt = this.#clock();
     await this.#cache.set(key, value, maxAge);
-    if (maxAge <= 0) return { value, hit: false, maxAge, expiresAt: 0 };
-    return { value, hit: false, maxAge, expiresAt: storedAt + maxAge * 1000, entry: key };
+    return { value, hit: false, maxAge, expiresAt: maxAge > 0 ? storedAt + maxAge * 1000 : 0 };
   }
 }

@@ -150,7 +150,11 @@ export class RequestPipeline {
     if (known !== undefined) return known;
     const verdict = this.#from(0, request, {});
     this.#verdicts.set(request.raw, verdict);
-    if (verdict instanceof Promise) verdict.then((v) => this.#verdicts.set(request.raw, v), () => undefined);
+    if (verdict instanceof Promise)
+      verdict.then(
+        (v) => this.#verdicts.set(request.raw, v),
+        () => undefined,
+      );
     return verdict;
   }
 
@@ -199,7 +203,11 @@ async function requestChecksPlugin(app: FastifyInstance, opts: { pipeline: Reque
       reply.headers(verdict.headers);
       done(verdict.refusal);
     };
-    const verdict = opts.pipeline.run({ raw: request.raw, ip: clientIp(request), route: routeFactsOf(request) });
+    const verdict = opts.pipeline.run({
+      raw: request.raw,
+      ip: clientIp(request),
+      route: routeFactsOf(request),
+    });
     if (verdict instanceof Promise) verdict.then(apply, done);
     else apply(verdict);
   });

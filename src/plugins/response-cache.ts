@@ -18,14 +18,16 @@
  *
  * A replay lives no longer than its cache entry (its exact expiry, on ctx.clock); at most
  * REPLAY_BYTES are held (keys, headers, payloads), least recently used out first; a URL
- * longer than REPLAY_URL_MAX is never kept; and one cache entry is kept under at most
- * SPELLINGS_PER_ENTRY spellings of its URL (`?target=EXAMPLE.com` and `?target=example.com`
- * are one entry of the cache). Entries are never invalidated early (cache/tiered.ts), so
+ * longer than REPLAY_URL_MAX is never kept; and one answer (the same bytes, from the same
+ * cache entry) is kept under at most SPELLINGS_PER_ANSWER spellings of its URL
+ * (`?target=EXAMPLE.com` and `?target=example.com` are one entry of the cache), all sharing
+ * one copy of its payload. Entries are never invalidated early (cache/tiered.ts), so
  * a replay answers exactly what the cache would. Requests through app.inject never come
  * here (the MCP route's tool calls, the in-process CLI): inject calls Fastify's handler.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { IncomingHttpHeaders } from 'node:http';
+
+import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { LRUCache } from 'lru-cache';
@@ -73,8 +75,14 @@ const VARY_KEYS: ReadonlyMap<string, (headers: IncomingHttpHeaders) => string> =
   ['cookie', () => ''],
 ]);
 
-/** Spellings of one cache entry's URL kept at once; more are answered by Fastify from the cache. */
-const SPELLINGS_PER_ENTRY = 4;
+/** Spellings of one answer's URL kept at once; more are answered by Fastify from the cache. */
+const SPELLINGS_PER_ANSWER = 4;
+
+/** Replays holding one answer: the same payload from the same cache entry. */
+interface Answer {
+  readonly payload: Buffer;
+  readonly keys: Set<string>;
+}
 
 /** A stored header whose value is written per request, and who writes it. */
 interface Slot {
@@ -92,8 +100,8 @@ interface Replay {
   readonly payload: Buffer;
   readonly route: RouteFacts;
   readonly expiresAt: number;
-  /** The cache entry it answers from: its spellings are counted together. */
-  readonly entry: string;
+  /** Which answer it holds (answerId): its spellings are counted together. */
+  readonly answer: string;
   readonly size: number;
 }
 
@@ -136,8 +144,8 @@ function variesOnKnown(vary: unknown): boolean {
 export class ResponseCache {
   readonly #deps: ReplayDeps;
   readonly #replays: LRUCache<string, Replay>;
-  /** The keys held per cache entry (SPELLINGS_PER_ENTRY). */
-  readonly #spellings = new Map<string, Set<string>>();
+  /** The answers held, by answerId (SPELLINGS_PER_ANSWER). */
+  readonly #answers = new Map<string, Answer>();
   #closing = false;
 
   constructor(deps: ReplayDeps) {
@@ -147,9 +155,9 @@ export class ResponseCache {
       maxSize: deps.maxBytes ?? REPLAY_BYTES,
       sizeCalculation: (replay) => replay.size,
       dispose: (replay, key) => {
-        const keys = this.#spellings.get(replay.entry);
-        keys?.delete(key);
-        if (keys?.size === 0) this.#spellings.delete(replay.entry);
+        const answer = this.#answers.get(replay.answer);
+        answer?.keys.delete(key);
+        if (answer?.keys.size === 0) this.#answers.delete(replay.answer);
       },
     });
   }
@@ -240,15 +248,13 @@ export class ResponseCache {
    * header is set, the payload is final). Only a complete 200 to a GET whose headers carry
    * nothing per caller beyond the per-request ones, sent in the encoding its key names.
    */
-  keep(request: FastifyRequest, reply: FastifyReply, payload: unknown, hit: { entry: string; expiresAt: number }): void {
+  keep(request: FastifyRequest, reply: FastifyReply, payload: unknown, expiresAt: number): void {
     if (request.method !== 'GET' || reply.statusCode !== 200 || this.#closing) return;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return;
     const verdict = this.#deps.pipeline.verdictOf(request.raw);
     if (verdict === undefined || verdict.refusal !== undefined) return;
     const key = keyOf(request.raw.headers, request.raw.url);
     if (key === undefined) return;
-    const spellings = this.#spellings.get(hit.entry);
-    if (spellings !== undefined && !spellings.has(key) && spellings.size >= SPELLINGS_PER_ENTRY) return;
     const sent = reply.getHeaders();
     if (!variesOnKnown(sent.vary) || sent['set-cookie'] !== undefined) return;
     // The encoding the key names must be the one that left, or the replay would serve
@@ -259,11 +265,18 @@ export class ResponseCache {
     const left = sent['content-encoding'] ?? 'identity';
     const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
     if (left !== encoding && !(left === 'identity' && size < COMPRESSION_THRESHOLD)) return;
-    // A copy of its own: a small string becomes a view on a shared 8 KiB pool slab, and
-    // zlib's one-shot output a view on its 16 KiB chunk, each kept whole by the view.
-    const body = Buffer.allocUnsafeSlow(size);
-    if (typeof payload === 'string') body.write(payload);
-    else payload.copy(body);
+    const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
+    const id = answerId(request, bytes, expiresAt);
+    const answer = this.#answers.get(id);
+    if (answer !== undefined && !answer.keys.has(key) && answer.keys.size >= SPELLINGS_PER_ANSWER) return;
+    // A copy of its own, shared by the answer's spellings: a small string becomes a view on a
+    // shared 8 KiB pool slab, and zlib's one-shot output a view on its 16 KiB chunk, each kept
+    // whole by the view.
+    let body = answer?.payload;
+    if (body === undefined) {
+      body = Buffer.allocUnsafeSlow(size);
+      bytes.copy(body);
+    }
     const headers: string[] = [];
     const slots: Slot[] = [];
     for (const [name, value] of Object.entries(sent)) {
@@ -280,19 +293,28 @@ export class ResponseCache {
       slots,
       payload: body,
       route: routeFactsOf(request),
-      expiresAt: hit.expiresAt,
-      entry: hit.entry,
+      expiresAt,
+      answer: id,
       size: ENTRY_BYTES + key.length + body.length + headers.reduce((sum, h) => sum + h.length, 0),
     });
     if (this.#replays.has(key)) {
-      if (spellings === undefined) this.#spellings.set(hit.entry, new Set([key]));
-      else spellings.add(key);
+      if (answer === undefined) this.#answers.set(id, { payload: body, keys: new Set([key]) });
+      else answer.keys.add(key);
     }
   }
 }
 
-/** Replies sending a cache hit, with the entry they answer from: what onSend keeps as a replay. */
-const hits = new WeakMap<FastifyReply, { entry: string; expiresAt: number }>();
+/**
+ * Which answer a replay holds: its route, its entry's expiry and a digest of its bytes. Two
+ * spellings of one question hitting one cache entry give the same id; two entries give two.
+ */
+function answerId(request: FastifyRequest, payload: Buffer, expiresAt: number): string {
+  const digest = createHash('sha256').update(payload).digest('base64url');
+  return `${request.routeOptions.url ?? ''} ${expiresAt} ${digest}`;
+}
+
+/** Replies sending a cache hit, with their entry's expiry: what onSend keeps as a replay. */
+const hits = new WeakMap<FastifyReply, number>();
 
 /**
  * A lookup's body, with the reply marked cacheable as the lookup says: the one-line
@@ -302,8 +324,7 @@ const hits = new WeakMap<FastifyReply, { entry: string; expiresAt: number }>();
  */
 export function answer<B extends object>(reply: FastifyReply, lookup: { body: B; cache: Freshness }): B {
   reply.cacheable(lookup.cache);
-  const { hit, entry, expiresAt } = lookup.cache;
-  if (hit && entry !== undefined) hits.set(reply, { entry, expiresAt });
+  if (lookup.cache.hit) hits.set(reply, lookup.cache.expiresAt);
   return lookup.body;
 }
 
@@ -314,8 +335,8 @@ async function responseCachePlugin(app: FastifyInstance, opts: { cache: Response
   // @fastify/compress compresses in one added to every route (onRoute), so this is added the
   // same way, after it (this plugin is registered after compression: app.ts): the last to run.
   const keep: onSendHookHandler = (request, reply, payload, done) => {
-    const hit = hits.get(reply);
-    if (hit !== undefined) cache.keep(request, reply, payload, hit);
+    const expiresAt = hits.get(reply);
+    if (expiresAt !== undefined) cache.keep(request, reply, payload, expiresAt);
     done(null, payload);
   };
   app.addHook('onRoute', (route) => {

@@ -61,7 +61,7 @@ describe('answer()', () => {
           app.get(path, { schema: { response: { 200: schema } } }, async (_request, reply) =>
             answer(reply, {
               body: shared,
-              cache: { hit: true, maxAge: 60, expiresAt: Date.now() + 60_000, entry: path },
+              cache: { hit: true, maxAge: 60, expiresAt: Date.now() + 60_000 },
             }),
           );
         }

@@ -39,13 +39,13 @@ const SENT = {
 };
 const ROUTE = { url: '/api/dns', config: {} };
 
-/** `keep` as the plugin calls it: after the request's checks ran, for a hit on entry `entry` (one per URL here). */
+/** `keep` as the plugin calls it: after the request's checks ran, for a hit on an entry expiring at `expiresAt`. */
 function keep(
   answers: ResponseCache,
   url: string,
   payload: string | Buffer,
   headers = {},
-  entry = url,
+  expiresAt = 60_000,
 ): void {
   const raw = { url, headers } as unknown as IncomingMessage;
   pipeline.run({
@@ -55,7 +55,7 @@ function keep(
   });
   const request = { method: 'GET', url, raw, routeOptions: ROUTE } as unknown as FastifyRequest;
   const reply = { statusCode: 200, getHeaders: () => ({ ...SENT, ...headers }) } as unknown as FastifyReply;
-  answers.keep(request, reply, payload, { entry, expiresAt: 60_000 });
+  answers.keep(request, reply, payload, expiresAt);
 }
 
 /** Sends `url` through the store's listener; the payload a replay wrote, or undefined when it left it to Fastify. */
@@ -83,7 +83,8 @@ describe('the replay bound', () => {
     const maxBytes = 256 * 1024;
     const answers = new ResponseCache({ ...deps, maxBytes });
     const payload = 'x'.repeat(300);
-    for (let i = 0; i < 1_000; i++) keep(answers, spelling(i, REPLAY_URL_MAX), payload);
+    // Each spelling another entry's answer (its own expiry): spellings of one answer are capped apart.
+    for (let i = 0; i < 1_000; i++) keep(answers, spelling(i, REPLAY_URL_MAX), payload, {}, 60_000 + i);
     const held = answers.holdings();
     expect(held.maxBytes).toBe(maxBytes);
     expect(held.bytes).toBeLessThanOrEqual(maxBytes);
@@ -98,7 +99,7 @@ describe('the replay bound', () => {
   it('F5: 20 000 long spellings hold no more than REPLAY_BYTES, keys included', () => {
     const answers = new ResponseCache(deps);
     const payload = 'x'.repeat(300);
-    for (let i = 0; i < 20_000; i++) keep(answers, spelling(i, REPLAY_URL_MAX), payload);
+    for (let i = 0; i < 20_000; i++) keep(answers, spelling(i, REPLAY_URL_MAX), payload, {}, 60_000 + i);
     const held = answers.holdings();
     expect(held.maxBytes).toBe(REPLAY_BYTES);
     expect(held.bytes).toBeLessThanOrEqual(REPLAY_BYTES);
@@ -155,15 +156,21 @@ describe('what a replay is kept under', () => {
   });
 });
 
-describe('spellings of one cache entry', () => {
-  it('keeps at most four URLs answering from one entry; the others are left to Fastify', () => {
+describe('spellings of one answer', () => {
+  it('keeps at most four URLs holding one answer, sharing one payload; the others are left to Fastify', () => {
     const answers = new ResponseCache(deps);
     const spellings = ['EXAMPLE.test', 'example.test', 'Example.test', 'example.TEST', 'eXample.test'];
-    for (const target of spellings)
-      keep(answers, `/api/dns?target=${target}&type=A`, '{}', {}, 'dns:example.test:A');
+    for (const target of spellings) keep(answers, `/api/dns?target=${target}&type=A`, '{"a":1}');
     expect(answers.holdings().entries).toBe(4);
-    expect(replayed(answers, '/api/dns?target=EXAMPLE.test&type=A')?.toString()).toBe('{}');
+    const first = replayed(answers, '/api/dns?target=EXAMPLE.test&type=A');
+    const second = replayed(answers, '/api/dns?target=example.test&type=A');
+    expect(first?.toString()).toBe('{"a":1}');
+    // One copy of the bytes for every spelling.
+    expect(second?.buffer).toBe(first?.buffer);
     expect(replayed(answers, '/api/dns?target=eXample.test&type=A')).toBeUndefined();
+    // Another answer (other bytes, or another entry's expiry) is counted apart.
+    keep(answers, '/api/dns?target=eXample.test&type=A', '{"a":1}', {}, 90_000);
+    expect(answers.holdings().entries).toBe(5);
   });
 });
 
