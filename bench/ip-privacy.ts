@@ -23,7 +23,13 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { BlockFile } from '../src/providers/ip/block-file.js';
 import { forEachLine } from '../src/providers/ip/csv.js';
-import { formatIp, type ParsedIp, parseIp, parsePrefix, type Words } from '../src/providers/ip/ip-number.js';
+import {
+  formatIpNumber,
+  type ParsedIp,
+  parseIpNumber,
+  parsePrefix,
+  type Words,
+} from '../src/providers/ip/ip-number.js';
 import { NO_MATCH, RangeTableBuilder } from '../src/providers/ip/range-table.js';
 import { parseGeofeed, type RelayIndex } from '../src/providers/ip/relay-index.js';
 import { encodeRelayIndex, RelayIndexFile } from '../src/providers/ip/relay-index-file.js';
@@ -88,10 +94,10 @@ const queries: ParsedIp[] = [];
 for (let i = 0; i < 1_000_000; i++) {
   const hit = rand() < 0.5;
   if (rand() < 0.25) queries.push({ version: 4, v4: pick(hit ? synthetic.hits4 : synthetic.misses4) });
-  // A fresh array per query, as parseIp makes one per request (not one object shared by many queries).
+  // A fresh array per query, as parseIpNumber makes one per request (not one object shared by many queries).
   else queries.push({ version: 6, w: [...pick(hit ? synthetic.hits6 : synthetic.misses6)] as Words });
 }
-const queryText = queries.slice(0, 200_000).map(formatIp);
+const queryText = queries.slice(0, 200_000).map(formatIpNumber);
 
 /** Operations per second of wall time and of CPU time (the two differ when other processes compete). */
 function perSecond(n: number, run: (i: number) => unknown): { wall: number; cpu: number } {
@@ -115,7 +121,7 @@ const v4Only = queries.filter((q) => q.version === 4);
 const v6Only = queries.filter((q) => q.version === 6);
 const v4Rate = perSecond(v4Only.length, (i) => (table.find(v4Only[i]!) === NO_MATCH ? undefined : 1));
 const v6Rate = perSecond(v6Only.length, (i) => (table.find(v6Only[i]!) === NO_MATCH ? undefined : 1));
-const textRate = perSecond(queryText.length, (i) => idx.lookup(parseIp(queryText[i]!)!));
+const textRate = perSecond(queryText.length, (i) => idx.lookup(parseIpNumber(queryText[i]!)!));
 
 // The index file the service reads, with its block cache; checked to answer as the index above.
 const dir = mkdtempSync(join(tmpdir(), 'netdiag-bench-relay-'));

@@ -19,8 +19,9 @@ import errorsPlugin from '../src/plugins/errors.js';
 import httpHeaders from '../src/plugins/http-headers.js';
 import { LoadMonitor } from '../src/plugins/load-shedding.js';
 import metricsPlugin, { Metrics } from '../src/plugins/metrics.js';
-import { RequestLimits } from '../src/plugins/rate-limit.js';
 import requestChecksPlugin, { RequestPipeline, requestChecks } from '../src/plugins/request-checks.js';
+import { ClientLimits } from '../src/rate-limit/client-limits.js';
+import { MemoryStore } from '../src/rate-limit/memory-store.js';
 import { listen, type Measured, measure, medianRow, table } from './lib.js';
 
 const seconds = Number(process.argv[2] ?? 3);
@@ -56,7 +57,7 @@ function pipeline(): RequestPipeline {
     requestChecks({
       connections: new ConnectionGuard({ maxPerAddress: 64, trusted: () => false }),
       load: new LoadMonitor(1000),
-      limits: new RequestLimits({ general: budget, expensive: budget }),
+      limits: new ClientLimits({ general: budget, expensive: budget, store: new MemoryStore() }),
       gate: new ChallengeGate({ active: false, sessionSecret: 'x', clock: Date.now, exemptCidrs: [] }),
     }),
   );

@@ -32,7 +32,7 @@ import httpHeaders from './plugins/http-headers.js';
 import { LoadMonitor } from './plugins/load-shedding.js';
 import metricsPlugin from './plugins/metrics.js';
 import openapi from './plugins/openapi.js';
-import rateLimitPlugin, { RequestLimits } from './plugins/rate-limit.js';
+import rateLimitPlugin from './plugins/rate-limit.js';
 import requestChecksPlugin, {
   type CheckedRequest,
   RequestPipeline,
@@ -41,6 +41,7 @@ import requestChecksPlugin, {
 import responseCachePlugin, { ResponseCache } from './plugins/response-cache.js';
 import strictJson from './plugins/strict-json.js';
 import { providerPlugins } from './providers/plugins.js';
+import { ClientLimits } from './rate-limit/client-limits.js';
 
 export interface RouteEntry {
   method: string;
@@ -123,10 +124,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     onRefused: () => ctx.metrics.connectionsRefused.inc(),
   });
   const load = new LoadMonitor(config.loadShedEventLoopDelayMs, opts.loadSampleIntervalMs);
-  const limits = new RequestLimits({
+  const limits = new ClientLimits({
     general: config.rateLimitGeneral,
     expensive: config.rateLimitExpensive,
-    redis: ctx.redis,
+    store: ctx.rateLimitStore,
   });
   const gate = new ChallengeGate({
     active: challengeActive(config),

@@ -2,7 +2,7 @@
  * The shared mechanisms every feature stands on, built once per app: one
  * cache (+ single-flight loader), one provider registry, one provider chain,
  * one HTTP client for configured upstreams, one outbound client for every
- * other destination, one metrics registry.
+ * other destination, one store for the rate-limit budgets, one metrics registry.
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -21,6 +21,7 @@ import { DnsResolver } from './providers/dns/resolver.js';
 import { HttpClient } from './providers/http-client.js';
 import type { RelayListsStart } from './providers/ip/relay-lists.js';
 import { ProviderRegistry } from './providers/registry.js';
+import { createRateLimitStore, type RateLimitStore } from './rate-limit/store.js';
 
 export interface AppContext {
   readonly config: Config;
@@ -28,6 +29,8 @@ export interface AppContext {
   readonly metrics: Metrics;
   readonly redis: Redis | undefined;
   readonly cache: Cache;
+  /** Where every budget is counted: the per-client limits, an upstream's published limit. */
+  readonly rateLimitStore: RateLimitStore;
   /** What every cache read and write reports (counted in metrics); replays count their hits here too. */
   readonly cacheEvents: Required<CacheEvents>;
   readonly loader: CachedLoader;
@@ -93,6 +96,17 @@ export function createContext(config: Config, log: Logger, deps: AppDeps = {}): 
       ? new TieredCache(new RedisCache(redis, { events, clock }), { clock })
       : new MemoryCache({ clock }));
   const loader = new CachedLoader(cache, { events, clock });
+  const rateLimitStore = createRateLimitStore({
+    redis,
+    clock,
+    onError: (err) => {
+      metrics.cacheError.inc();
+      log.warn(
+        { op: 'rate-limit', err: err instanceof Error ? err.message : String(err) },
+        'rate-limit store failure, counted in process',
+      );
+    },
+  });
   // Every attempt on every upstream, from the chain or a background refresh, is counted once.
   const registry = new ProviderRegistry(clock, {
     onAttempt: (provider, outcome, kind) =>
@@ -124,6 +138,7 @@ export function createContext(config: Config, log: Logger, deps: AppDeps = {}): 
     metrics,
     redis,
     cache,
+    rateLimitStore,
     cacheEvents: events,
     loader,
     registry,

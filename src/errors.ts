@@ -3,9 +3,52 @@
  * turns into an AppError); the error-handler plugin renders every one of them
  * as JSON `{error, code?, providers_tried?}` with `Cache-Control: no-store`.
  * Tests assert on `code`, never on message text.
+ *
+ * It imports nothing of the service's own: net/ (whose TargetError is a
+ * ProviderError) and providers/ both stand on it (test/unit/architecture.test.ts).
  */
-import { type ProviderAttempt, ProviderError } from './providers/types.js';
 
+/**
+ * What one provider did with one question: answered (`ok`), answered that it
+ * holds nothing for it (`no_data`: the next provider is asked, and this one
+ * did not fail), or failed operationally (`failed`, with `error`).
+ */
+export interface ProviderAttempt {
+  id: string;
+  name: string;
+  status: 'ok' | 'no_data' | 'failed';
+  error?: string;
+}
+
+/**
+ * Kinds of operational failure (docs/architecture.md §1). Each one lets the chain try
+ * the next provider; none of them is ever cached.
+ */
+export type ProviderFailureKind =
+  | 'timeout'
+  | 'network'
+  | 'tls'
+  | 'http_status'
+  | 'rate_limited'
+  | 'bad_response'
+  | 'upstream_error';
+
+export class ProviderError extends Error {
+  override readonly name = 'ProviderError';
+  constructor(
+    readonly kind: ProviderFailureKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export function isProviderError(err: unknown): err is ProviderError {
+  return err instanceof ProviderError;
+}
+
+/** Every `code` an error body carries on the wire: ErrorBody and AppError take nothing else. */
 export type ErrorCode =
   | 'bad_request'
   | 'not_found'
@@ -23,7 +66,7 @@ export type ErrorCode =
 
 export interface ErrorBody {
   error: string;
-  code?: string;
+  code?: ErrorCode;
   providers_tried?: ProviderAttempt[];
 }
 
@@ -71,6 +114,14 @@ export function badInput(param: string, why: string): AppError {
 
 export function upstreamFailed(what: string, providersTried: ProviderAttempt[]): AppError {
   return new AppError(502, 'upstream_failed', `${what}: every provider failed`, { providersTried });
+}
+
+/**
+ * Whether `err` is upstreamFailed's answer (or another 502 `upstream_failed`): every provider
+ * failed, a state of the world a caller may turn into its own outcome. Told by its code.
+ */
+export function isUpstreamFailed(err: unknown): err is AppError {
+  return err instanceof AppError && err.code === 'upstream_failed';
 }
 
 /** Every provider asked answered that it holds nothing for this question: not a failure, not an answer. */

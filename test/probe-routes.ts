@@ -6,8 +6,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { ProviderError } from '../src/errors.js';
 import { errorResponses } from '../src/features/shared.schema.js';
-import { type Provider, ProviderError, type ProviderInfo } from '../src/providers/types.js';
+import type { Provider, ProviderInfo } from '../src/providers/types.js';
 
 export class ProbeProvider implements Provider {
   calls = 0;

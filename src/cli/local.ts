@@ -15,12 +15,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { buildApp } from '../app.js';
+import { type BuildOptions, buildApp } from '../app.js';
 import { ConfigError, loadConfig } from '../config/index.js';
 import { type Caller, callRoute } from '../features/tools/call-route.js';
 import { type ToolSpec, toolDefinitions } from '../features/tools/catalog.js';
 import { createLogger } from '../logger.js';
-import type { RelayListsStart } from '../providers/ip/relay-lists.js';
 import type { Answer } from './answer.js';
 import { UsageError } from './args.js';
 
@@ -35,7 +34,7 @@ export interface LocalApp {
 
 export async function openLocalApp(
   env: Readonly<Record<string, string | undefined>>,
-  opts: { relayLists: RelayListsStart },
+  opts: Required<Pick<BuildOptions, 'relayLists'>>,
 ): Promise<LocalApp> {
   let config: ReturnType<typeof loadConfig>;
   try {

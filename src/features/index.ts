@@ -1,8 +1,10 @@
 /**
- * Every feature of the service, registered in this order by buildApp. Each is
- * a Fastify plugin taking the shared context; it builds its adapters from
- * ctx.config and registers them with ctx.registry, so adding an endpoint
- * family is one line here.
+ * Every endpoint family, registered in this order by buildApp, after the
+ * provider families (providers/plugins.ts), which build the adapters, register
+ * them and close them. Each is a Fastify plugin taking the shared context that
+ * only routes: it takes its adapters from the instance (`app.rdapSources`,
+ * `app.ctSources`, ...) or the context, so adding an endpoint family is one
+ * line here (and one in providers/plugins.ts if it brings a provider family).
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';

@@ -33,11 +33,14 @@
  *
  * Why one file: the registries' tables and the parsers that turn every text
  * spelling into the bits they are checked against are one safety decision;
- * split, a parser could drift from the table it feeds.
+ * split, a parser could drift from the table it feeds. The strict address
+ * grammar itself is ip-text.ts, shared with the IP data's range tables, so
+ * what the classifier and those tables accept as an address is one thing.
  */
 import { isIP, isIPv4, isIPv6 } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { UnsafeTargetError } from './errors.js';
+import { formatIPv6Groups, ipv4Number, ipv6Groups } from './ip-text.js';
 
 /**
  * node:net's syntax checks, for code outside net/ and providers/, which does
@@ -232,7 +235,7 @@ const IPV6_BLOCKS = compile(IPV6_SPECS);
  * callers turn user input into an address with parseHostLiteral first.
  */
 export function classifyAddress(ip: string): AddressClass {
-  const bytes = parseIp(ip);
+  const bytes = parseIpBytes(ip);
   if (!bytes) throw new TypeError(`not an IP address: ${ip}`);
   return classifyBytes(bytes);
 }
@@ -294,7 +297,7 @@ interface Cidr {
 function parseCidr(cidr: string): Cidr | undefined {
   const [addr, len, ...rest] = cidr.trim().split('/');
   if (addr === undefined || rest.length > 0) return undefined;
-  const bytes = parseIp(addr);
+  const bytes = parseIpBytes(addr);
   if (!bytes) return undefined;
   const max = bytes.length * 8;
   if (len === undefined) return { bytes, bits: max };
@@ -321,7 +324,7 @@ export function unmapIp(bytes: Uint8Array): Uint8Array {
  * validation refuses those at start-up).
  */
 export function isAllowedByCidrs(ip: string, cidrs: readonly string[]): boolean {
-  const bytes = parseIp(ip);
+  const bytes = parseIpBytes(ip);
   if (!bytes || cidrs.length === 0) return false;
   const addr = unmap({ bytes, bits: bytes.length * 8 });
   return cidrs.some((text) => {
@@ -335,38 +338,24 @@ export function isAllowedByCidrs(ip: string, cidrs: readonly string[]): boolean 
 // ---------------------------------------------------------------------------
 // Parsing
 
-/** Strict text → bytes: dotted-quad IPv4 (as node:net accepts it) or IPv6 without a zone id. */
-export function parseIp(ip: string): Uint8Array | undefined {
-  if (isIPv4(ip)) return Uint8Array.from(ip.split('.').map(Number));
-  if (!ip.includes('%') && isIPv6(ip)) return parseIPv6(ip);
-  return undefined;
+/**
+ * Strict text → bytes (4 or 16), by the service's one grammar (ip-text.ts):
+ * dotted-quad IPv4 as node:net accepts it, or IPv6 without a zone id. An
+ * IPv4-mapped address stays 16 bytes: the classifier judges the wrapper.
+ */
+export function parseIpBytes(ip: string): Uint8Array | undefined {
+  const v4 = ipv4Number(ip);
+  if (v4 >= 0) return ipv4Bytes(v4);
+  const groups = ipv6Groups(ip);
+  return groups && ipv6Bytes(groups);
 }
 
-/** IPv6 text already validated by node:net → 16 bytes. Our own, because ipaddr.js gets `::a.b.c.d` wrong. */
-function parseIPv6(text: string): Uint8Array {
+function ipv4Bytes(value: number): Uint8Array {
+  return Uint8Array.of(value >>> 24, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff);
+}
+
+function ipv6Bytes(groups: readonly number[]): Uint8Array {
   const out = new Uint8Array(16);
-  let groups: number[] = [];
-  const toGroups = (part: string): number[] => {
-    if (part === '') return [];
-    const result: number[] = [];
-    for (const piece of part.split(':')) {
-      if (piece.includes('.')) {
-        const [a = 0, b = 0, c = 0, d = 0] = piece.split('.').map(Number);
-        result.push((a << 8) | b, (c << 8) | d);
-      } else {
-        result.push(Number.parseInt(piece, 16));
-      }
-    }
-    return result;
-  };
-  const gap = text.indexOf('::');
-  if (gap === -1) {
-    groups = toGroups(text);
-  } else {
-    const head = toGroups(text.slice(0, gap));
-    const tail = toGroups(text.slice(gap + 2));
-    groups = [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail];
-  }
   groups.forEach((g, i) => {
     out[i * 2] = g >> 8;
     out[i * 2 + 1] = g & 0xff;
@@ -375,7 +364,7 @@ function parseIPv6(text: string): Uint8Array {
 }
 
 /** 4 or 16 bytes → the address as text (IPv6 in RFC 5952 form). */
-export function formatIp(bytes: Uint8Array): string {
+export function formatIpBytes(bytes: Uint8Array): string {
   return bytes.length === 4 ? formatIPv4(bytes) : formatIPv6(bytes);
 }
 
@@ -385,27 +374,6 @@ function formatIPv4(bytes: Uint8Array): string {
 
 function formatIPv6(bytes: Uint8Array): string {
   return formatIPv6Groups(Array.from({ length: 8 }, (_, i) => (bytes[i * 2]! << 8) | bytes[i * 2 + 1]!));
-}
-
-/**
- * The one IPv6 formatter: eight 16-bit groups as RFC 5952 §4 text (lower case, no
- * leading zeros, the longest run of two or more zero groups, the first of equals, as "::").
- */
-export function formatIPv6Groups(groups: readonly number[]): string {
-  let best = { start: -1, len: 0 };
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > best.len) best = { start: i, len: j - i };
-    i = j;
-  }
-  const hex = groups.map((g) => g.toString(16));
-  if (best.len < 2) return hex.join(':');
-  return `${hex.slice(0, best.start).join(':')}::${hex.slice(best.start + best.len).join(':')}`;
 }
 
 /**
@@ -446,8 +414,9 @@ export function parseHostLiteral(host: string, param = 'target'): string | undef
 
 function parseIPv6Literal(inner: string, original: string, param: string): string {
   if (inner.includes('%')) throw invalidHost(param, `${original}: IPv6 zone ids are not accepted`);
-  if (!isIPv6(inner)) throw invalidHost(param, `${original} is not a valid IPv6 address`);
-  return formatIPv6(parseIPv6(inner));
+  const groups = ipv6Groups(inner);
+  if (!groups) throw invalidHost(param, `${original} is not a valid IPv6 address`);
+  return formatIPv6Groups(groups);
 }
 
 function invalidHost(param: string, why: string): UnsafeTargetError {
@@ -488,7 +457,7 @@ function parseIPv4Loose(host: string): Uint8Array | undefined {
   numbers.forEach((n, i) => {
     value += n * 256 ** (3 - i);
   });
-  return Uint8Array.of(value >>> 24, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff);
+  return ipv4Bytes(value);
 }
 
 function parseIPv4Number(part: string): number | undefined {

@@ -10,8 +10,7 @@
  * (refused, timed out, TLS handshake failed, malformed HTTP). It is a
  * ProviderError so a service can report it as a 502 naming the stage.
  */
-import { AppError } from '../errors.js';
-import { ProviderError, type ProviderFailureKind } from '../providers/types.js';
+import { AppError, ProviderError, type ProviderFailureKind } from '../errors.js';
 
 export type UnsafeTargetReason =
   /** An address outside public space and outside UNSAFE_ALLOW_TARGET_CIDRS. */

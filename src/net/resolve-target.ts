@@ -6,16 +6,30 @@
  */
 import { isIPv4, isIPv6 } from 'node:net';
 import { domainToASCII } from 'node:url';
-import type { DnsAnswer } from '../providers/dns/types.js';
 import { addressFamily, classifyAddress, isAllowedByCidrs, parseHostLiteral } from './address.js';
 import { UnsafeTargetError } from './errors.js';
+
+/**
+ * What this module reads of a DNS answer: its rcode and the answer section's records by
+ * owner, type and data (an A or AAAA record's `address`, a CNAME's `target`). The DNS
+ * client's DnsAnswer is one; declared here, so the safety layer needs nothing of the
+ * client's, and a record's data is checked as it is read, not trusted.
+ */
+export interface AddressAnswer {
+  rcode: string;
+  answers: readonly { name: string; type: string; data: unknown }[];
+}
 
 /**
  * The part of the DNS client this module needs; `DnsResolver` satisfies it,
  * and a test can hand in a fake. Failures reject (the resolver's 502 AppError).
  */
 export interface AddressResolver {
-  resolve(name: string, type: 'A' | 'AAAA', opts?: { signal?: AbortSignal }): Promise<{ value: DnsAnswer }>;
+  resolve(
+    name: string,
+    type: 'A' | 'AAAA',
+    opts?: { signal?: AbortSignal },
+  ): Promise<{ value: AddressAnswer }>;
 }
 
 export interface ResolveTargetDeps {
@@ -151,23 +165,30 @@ function normalizeTargetName(host: string, param: string): string {
 }
 
 /** The addresses of `qname` in one answer, following the CNAME chain the resolver put there. */
-function addressesOf(answer: DnsAnswer, qname: string, type: 'A' | 'AAAA'): string[] {
+function addressesOf(answer: AddressAnswer, qname: string, type: 'A' | 'AAAA'): string[] {
   let owner = qname;
   const seen = new Set<string>();
   for (let hop = 0; hop <= MAX_CNAME_HOPS; hop++) {
     const out: string[] = [];
     for (const rr of answer.answers) {
-      if (rr.name !== owner) continue;
-      if (rr.type === 'A' && type === 'A') out.push(rr.data.address);
-      else if (rr.type === 'AAAA' && type === 'AAAA') out.push(rr.data.address);
+      const address = rr.name === owner && rr.type === type ? textField(rr.data, 'address') : undefined;
+      if (address !== undefined) out.push(address);
     }
     if (out.length > 0) return out;
     const cname = answer.answers.find((rr) => rr.type === 'CNAME' && rr.name === owner);
-    if (cname?.type !== 'CNAME' || seen.has(owner)) return [];
+    const target = cname && textField(cname.data, 'target');
+    if (target === undefined || seen.has(owner)) return [];
     seen.add(owner);
-    owner = cname.data.target;
+    owner = target;
   }
   return [];
+}
+
+/** A record data's text field, or undefined when the data has none. */
+function textField(data: unknown, key: 'address' | 'target'): string | undefined {
+  const value =
+    typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[key] : undefined;
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** An address from a DNS answer in canonical text; anything that is not an address is refused, not trusted. */

@@ -40,7 +40,6 @@ import type { Readable } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { Agent, buildConnector, request } from 'undici';
 import { AppError } from '../errors.js';
-import { USER_AGENT } from '../providers/http-client.js';
 import { classifyAddress, isAllowedByCidrs, parseHostLiteral } from './address.js';
 import { TargetError, type TargetStage, UnsafeTargetError } from './errors.js';
 import { redirectRefusal } from './redirect.js';
@@ -50,6 +49,7 @@ import {
   type ResolvedTarget,
   resolveTarget,
 } from './resolve-target.js';
+import { USER_AGENT } from './user-agent.js';
 
 export interface SafeFetchOptions {
   resolver: AddressResolver;

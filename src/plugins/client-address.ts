@@ -14,7 +14,7 @@ import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyRequest } from 'fastify';
 import type { TrustProxy } from '../config/index.js';
 import { isAllowedByCidrs, isIPv4 } from '../net/address.js';
-import { formatIp, parseIp } from '../providers/ip/ip-number.js';
+import { formatIpNumber as formatIp, parseIpNumber as parseIp } from '../providers/ip/ip-number.js';
 
 const V4_WITH_PORT = /^[\d.]+:(\d{1,5})$/;
 const PORT_SUFFIX = /^:(\d{1,5})$/;

@@ -17,11 +17,11 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError, tooManyRequests } from '../errors.js';
+import type { ClientLimits, Verdict as Admission } from '../rate-limit/client-limits.js';
 import type { ChallengeGate } from './challenge-gate.js';
 import { clientIp } from './client-address.js';
 import type { ConnectionGuard } from './connection-guard.js';
 import { ALWAYS_SERVED, type LoadMonitor, overloaded } from './load-shedding.js';
-import type { RequestLimits } from './rate-limit.js';
 
 /** What the checks need of the route a request reached. */
 export interface RouteFacts {
@@ -61,7 +61,7 @@ export interface Verdict {
 export interface CheckDeps {
   connections: ConnectionGuard;
   load: LoadMonitor;
-  limits: RequestLimits;
+  limits: ClientLimits;
   gate: ChallengeGate;
   onShed?: () => void;
   onRateLimited?: (group: string) => void;
@@ -108,9 +108,10 @@ export function requestChecks(deps: CheckDeps): readonly RequestCheck[] {
     {
       name: 'rate limit',
       run: ({ route, ip }) => {
-        const budget = deps.limits.budgetFor(route);
-        if (budget === undefined) return undefined;
-        const outcome = (admission: Awaited<ReturnType<RequestLimits['admit']>>): CheckOutcome => {
+        // Every /api request counts against the general budget, a live measurement against both.
+        if (!route.path.startsWith('/api/')) return undefined;
+        const budget = route.expensive ? deps.limits.costly : deps.limits.cheap;
+        const outcome = (admission: Admission): CheckOutcome => {
           const headers = { 'ratelimit-policy': budget.policy, ratelimit: admission.items };
           if (admission.refused === undefined) return { headers };
           deps.onRateLimited?.(admission.refused.group);

@@ -18,16 +18,9 @@
  * carrying providers_tried (404 when every one had no data), and nothing is cached.
  */
 import { type CachedLoader, type Freshness, freshness } from '../cache/cached.js';
-import { AppError, noProviderData, upstreamFailed } from '../errors.js';
+import { AppError, noProviderData, type ProviderAttempt, ProviderError, upstreamFailed } from '../errors.js';
 import type { ProviderRegistry } from './registry.js';
-import {
-  type Attribution,
-  NO_DATA,
-  type NoData,
-  type Provider,
-  type ProviderAttempt,
-  ProviderError,
-} from './types.js';
+import { type Attribution, NO_DATA, type NoData, type Provider } from './types.js';
 
 export interface ChainRequest<P extends Provider, T> {
   /** Names the capability in errors and metrics ("dns", "ct", ...). */

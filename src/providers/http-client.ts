@@ -10,10 +10,9 @@
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, type ZlibOptions } from 'node:zlib';
 import { Agent, type Dispatcher, request, errors as undiciErrors } from 'undici';
+import { ProviderError } from '../errors.js';
 import { redirectRefusal } from '../net/redirect.js';
-import { ProviderError } from './types.js';
-
-export const USER_AGENT = 'netdiag/2.1.0 (network diagnostics service; +https://github.com/netdiag/netdiag)';
+import { USER_AGENT } from '../net/user-agent.js';
 
 export interface HttpClientOptions {
   /** Extra trust anchors (PEM). Production relies on the system store plus NODE_EXTRA_CA_CERTS. */

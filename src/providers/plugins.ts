@@ -68,7 +68,7 @@ async function rdapProviders(app: FastifyInstance, { ctx }: Opts) {
     config: ctx.config,
     http: ctx.http,
     clock: ctx.clock,
-    redis: ctx.redis,
+    budgets: ctx.rateLimitStore,
     // Registries, redirect targets and registrar links are named by upstream data, not by the operator.
     outbound: safeHopSender(ctx.outbound),
     onBootstrapStale: (kind, err) =>

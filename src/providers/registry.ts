@@ -4,7 +4,8 @@
  * status the chain (and background refreshers) report into.
  */
 import { basename } from 'node:path';
-import type { ProviderError, ProviderFailureKind, ProviderInfo } from './types.js';
+import type { ProviderError, ProviderFailureKind } from '../errors.js';
+import type { ProviderInfo } from './types.js';
 
 const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 

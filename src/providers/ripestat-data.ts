@@ -12,8 +12,10 @@
  * "deprecated - ...", "development", ...), `messages` ([level, text] pairs)
  * and `data`. https://stat.ripe.net/docs/02.data-api/
  */
+
+import { ProviderError } from '../errors.js';
 import { type HttpClient, joinUrl } from './http-client.js';
-import { type Provider, ProviderError, type ProviderInfo } from './types.js';
+import type { Provider, ProviderInfo } from './types.js';
 
 /**
  * RIPEstat asks every caller to identify itself with `sourceapp`

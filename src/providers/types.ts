@@ -1,10 +1,14 @@
 /**
- * Provider contracts shared by every adapter and by the chain.
+ * Provider contracts shared by every adapter and by the chain. The failure an
+ * adapter throws (ProviderError) and the attempts an answer lists
+ * (ProviderAttempt) are in src/errors.ts, the error model below every layer.
  *
  * An adapter either returns an answer (which may be a valid negative answer:
  * NXDOMAIN, an RDAP 404, an empty CT history) or throws a ProviderError for an
  * operational failure. Only the latter lets the chain move on to a fallback.
  */
+
+import type { ProviderAttempt } from '../errors.js';
 
 export type ProviderAccess = 'none' | 'api_key';
 
@@ -22,47 +26,11 @@ export interface ProviderInfo {
   readonly endpoint: string;
 }
 
-/**
- * What one provider did with one question: answered (`ok`), answered that it
- * holds nothing for it (`no_data`: the next provider is asked, and this one
- * did not fail), or failed operationally (`failed`, with `error`).
- */
-export interface ProviderAttempt {
-  id: string;
-  name: string;
-  status: 'ok' | 'no_data' | 'failed';
-  error?: string;
-}
-
 /** The attribution every provider-backed answer carries. */
 export interface Attribution {
   source: string;
   source_id: string;
   providers_tried: ProviderAttempt[];
-}
-
-/**
- * Kinds of operational failure (docs/architecture.md §1). Each one lets the chain try
- * the next provider; none of them is ever cached.
- */
-export type ProviderFailureKind =
-  | 'timeout'
-  | 'network'
-  | 'tls'
-  | 'http_status'
-  | 'rate_limited'
-  | 'bad_response'
-  | 'upstream_error';
-
-export class ProviderError extends Error {
-  override readonly name = 'ProviderError';
-  constructor(
-    readonly kind: ProviderFailureKind,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }
 
 /**
@@ -74,10 +42,6 @@ export class ProviderError extends Error {
  */
 export const NO_DATA: unique symbol = Symbol('no data');
 export type NoData = typeof NO_DATA;
-
-export function isProviderError(err: unknown): err is ProviderError {
-  return err instanceof ProviderError;
-}
 
 /** Every adapter exposes its static facts; its query methods are its own. */
 export interface Provider {

@@ -53,7 +53,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config/index.js';
-import type { ProviderAttempt } from '../../src/providers/types.js';
+import type { ProviderAttempt } from '../../src/errors.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
 import { DEFAULT_ZONES, type FakeZone, testZone } from '../fakes/dns-zones.js';
 import { startHttpTarget, type TargetReply, type TargetRequest } from '../fakes/http-targets.js';

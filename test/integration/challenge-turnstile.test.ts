@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../src/config/index.js';
+import { ProviderError } from '../../src/errors.js';
 import { TurnstileVerifier } from '../../src/providers/challenge/turnstile.js';
 import { HttpClient } from '../../src/providers/http-client.js';
-import { ProviderError } from '../../src/providers/types.js';
 import { rejectionOf } from '../expect-error.js';
 import { type FakeReply, type FakeUpstream, fixture, startFakeUpstream } from '../fakes/https-upstream.js';
 import { getTestPki } from '../fakes/test-ca.js';

@@ -7,6 +7,7 @@ import { createServer as createTlsServer } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CachedLoader } from '../../src/cache/cached.js';
 import { MemoryCache } from '../../src/cache/memory.js';
+import { ProviderError } from '../../src/errors.js';
 import { ProviderChain } from '../../src/providers/chain.js';
 import {
   createDnsProviders,
@@ -22,7 +23,6 @@ import {
   UdpDnsProvider,
 } from '../../src/providers/dns/index.js';
 import { ProviderRegistry } from '../../src/providers/registry.js';
-import { ProviderError } from '../../src/providers/types.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
 import { DNSKEY_PUBLIC, ip6ArpaName, LONG_TXT_STRINGS } from '../fakes/dns-zones.js';
 import { getTestPki } from '../fakes/test-ca.js';

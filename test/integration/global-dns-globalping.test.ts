@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testConfig } from '../../src/config/index.js';
+import { ProviderError, type ProviderFailureKind } from '../../src/errors.js';
 import {
   createGlobalDnsProviders,
   DEFAULT_DEADLINE_MS,
@@ -17,7 +18,6 @@ import {
   type QuotaRefusal,
 } from '../../src/providers/global-dns/index.js';
 import { HttpClient } from '../../src/providers/http-client.js';
-import { ProviderError, type ProviderFailureKind } from '../../src/providers/types.js';
 import { rejectionOf } from '../expect-error.js';
 import {
   type FakeGlobalping,

@@ -15,7 +15,7 @@ import { DEFAULTS } from '../../src/config/index.js';
 import { openAsnIndex } from '../../src/providers/ip/asn-index-build.js';
 import { AsnTableBuilder } from '../../src/providers/ip/asn-table.js';
 import { pathList } from '../../src/providers/ip/geoip-mmdb.js';
-import { formatIp, type ParsedIp, parseIp } from '../../src/providers/ip/ip-number.js';
+import { formatIpNumber, type ParsedIp, parseIpNumber } from '../../src/providers/ip/ip-number.js';
 import { MmdbFile } from '../../src/providers/ip/mmdb-file.js';
 import { buildTestApp } from '../helper.js';
 import { seeded } from '../samples.js';
@@ -108,8 +108,10 @@ describe('the on-disk readers on the bundled data', () => {
         const ips = addresses(ipVersion, ipVersion === 4 ? 3000 : 1000, ipVersion === 6 ? 3000 : 0);
         let found = 0;
         for (const ip of ips) {
-          const want = reference.getWithPrefixLength(formatIp(ip));
-          expect(reader.getWithPrefixLength(ip), `${basename(path)} ${formatIp(ip)}`).toStrictEqual(want);
+          const want = reference.getWithPrefixLength(formatIpNumber(ip));
+          expect(reader.getWithPrefixLength(ip), `${basename(path)} ${formatIpNumber(ip)}`).toStrictEqual(
+            want,
+          );
           if (want[0] !== null) found++;
         }
         // The comparison is not vacuous: many of these addresses have a record (no IPv4 one in the IPv6 file).
@@ -139,11 +141,11 @@ describe('the on-disk readers on the bundled data', () => {
         '215.0.255.255',
         '215.1.0.0',
       ];
-      const ips = [...edges.map((t) => parseIp(t)!), ...addresses(7, 3000, 3000)];
+      const ips = [...edges.map((t) => parseIpNumber(t)!), ...addresses(7, 3000, 3000)];
       let found = 0;
       for (const ip of ips) {
         const want = table.lookup(ip);
-        expect(index.lookup(ip), formatIp(ip)).toStrictEqual(want);
+        expect(index.lookup(ip), formatIpNumber(ip)).toStrictEqual(want);
         if (want) found++;
       }
       expect(found).toBeGreaterThan(ips.length / 4);

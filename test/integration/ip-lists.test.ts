@@ -16,7 +16,7 @@ import { syntheticGeofeed } from '../../bench/synthetic-geofeed.js';
 import { testConfig } from '../../src/config/index.js';
 import { providerCatalog } from '../../src/providers/catalog.js';
 import { HttpClient } from '../../src/providers/http-client.js';
-import { parseIp } from '../../src/providers/ip/ip-number.js';
+import { parseIpNumber } from '../../src/providers/ip/ip-number.js';
 import { ListSource, type ListSourceOptions, type Scheduler } from '../../src/providers/ip/list-source.js';
 import { parseGeofeed, type RelayIndex } from '../../src/providers/ip/relay-index.js';
 import { RelayIndexFile } from '../../src/providers/ip/relay-index-file.js';
@@ -186,7 +186,7 @@ const listing = (dir: string) =>
 const indexFiles = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.index'));
 
 const isRelay = (list: ListSource<Lookup>, ip: string) =>
-  list.current?.data.lookup(parseIp(ip)!) !== undefined;
+  list.current?.data.lookup(parseIpNumber(ip)!) !== undefined;
 
 describe('ListSource (relay egress list)', () => {
   it('starts without waiting for the download, then swaps the new copy in', async () => {

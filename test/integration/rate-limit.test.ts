@@ -35,7 +35,7 @@ describe('rate limits (in-process)', () => {
     expect((await hit(app, '/api/probe?target=x', '198.51.100.8')).statusCode).toBe(200);
   });
 
-  // Windows on a controllable clock (rate-limiter-flexible reads Date.now()), never by waiting a minute.
+  // Windows on a controllable clock (the app's, Date.now by default), never by waiting a minute.
   it('opens a fresh budget once the window has passed, and says how long until then', async () => {
     const T0 = Date.parse('2026-11-24T12:00:00Z');
     vi.useFakeTimers({ toFake: ['Date'], now: T0 });
@@ -257,7 +257,7 @@ describe.skipIf(!redisBinary)('rate limits on Redis', () => {
     const client = app.ctx.redis!;
     expect(await client.get('netdiag:rl:general:198.18.0.9')).toBe('6');
     expect(await client.get('netdiag:rl:expensive:198.18.0.9')).toBe('3');
-    // Status reads the same counters (rate-limiter-flexible's keys and values).
+    // Status reads the same counters.
     const peek = await app.rateLimits.peek('198.18.0.9');
     expect(peek.general).toMatchObject({ limit: 5, remaining: 0 });
     expect(peek.expensive).toMatchObject({ limit: 2, remaining: 0 });

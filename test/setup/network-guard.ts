@@ -16,7 +16,7 @@ import dns from 'node:dns';
 import { isIP, Socket } from 'node:net';
 import { afterAll, afterEach } from 'vitest';
 import { UNCONFIGURED_UPSTREAM_PORT } from '../../src/config/index.js';
-import { parseIp } from '../../src/providers/ip/ip-number.js';
+import { parseIpNumber } from '../../src/providers/ip/ip-number.js';
 
 const violations: string[] = [];
 
@@ -24,7 +24,7 @@ function isLoopback(host: string): boolean {
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
   if (bare === 'localhost') return true;
   // The project's own parser: every IPv4-mapped spelling (::ffff:7f00:1 too) reads as IPv4.
-  const ip = parseIp(bare);
+  const ip = parseIpNumber(bare);
   if (ip === undefined) return false;
   if (ip.version === 4) return ip.v4 >>> 24 === 127;
   return ip.w[0] === 0 && ip.w[1] === 0 && ip.w[2] === 0 && ip.w[3] === 1;

@@ -1,11 +1,12 @@
 /**
  * The shape docs/architecture.md describes, held by the tree itself: sockets and
  * raw HTTP only in src/net/ and src/providers/ (so outbound safety cannot be
- * bypassed by a feature), routes that only route (providers are built and closed
- * by providers/plugins.ts), and files that hold one idea.
+ * bypassed by a feature), layers that point one way (§2), routes that only route
+ * (providers are built and closed by providers/plugins.ts), and files that hold
+ * one idea.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, posix, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -31,6 +32,37 @@ const IMPORT =
 
 function imports(text: string): string[] {
   return [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+}
+
+const byPath = new Map(files.map((f) => [f.path, f]));
+
+/** The file under src/ a relative import names (`../errors.js` → `src/errors.ts`), or undefined. */
+function resolveImport(from: string, spec: string): string | undefined {
+  if (!spec.startsWith('.')) return undefined;
+  const base = posix.normalize(posix.join(dirname(from), spec)).replace(/\.js$/, '');
+  return [`${base}.ts`, `${base}.tsx`].find((path) => byPath.has(path));
+}
+
+/** `from imports to` for every import of `path` that resolves to a file under src/, types included. */
+function ownImports(path: string): { from: string; to: string }[] {
+  return imports(byPath.get(path)?.text ?? '').flatMap((spec) => {
+    const to = resolveImport(path, spec);
+    return to === undefined ? [] : [{ from: path, to }];
+  });
+}
+
+/** Every file under src/ that `path` reaches through its imports, with the first edge that reached it. */
+function reachable(path: string): Map<string, string> {
+  const reached = new Map<string, string>();
+  const queue = [path];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    for (const { from, to } of ownImports(next)) {
+      if (reached.has(to) || to === path) continue;
+      reached.set(to, `${from} imports ${to}`);
+      queue.push(to);
+    }
+  }
+  return reached;
 }
 
 describe('architecture', () => {
@@ -67,6 +99,47 @@ describe('architecture', () => {
     expect(ownTone).toEqual([]);
   });
 
+  // Layers point one way (docs/architecture.md §2): the safety layer stands below the
+  // providers and the features (what both sides share lives in net/ or in src/errors.ts,
+  // which stands below every layer), a cross-cutting plugin knows no feature, and the CLI
+  // reaches the app through buildApp and the tools, never through an adapter.
+  it('keeps src/net/, through everything it imports, free of src/providers/ and src/features/', () => {
+    const offenders = files
+      .filter((f) => f.path.startsWith('src/net/'))
+      .flatMap((f) =>
+        [...reachable(f.path)]
+          .filter(([to]) => to.startsWith('src/providers/') || to.startsWith('src/features/'))
+          .map(([to, edge]) => `${f.path} reaches ${to} (${edge})`),
+      );
+    expect(offenders).toEqual([]);
+    expect(ownImports('src/errors.ts')).toEqual([]);
+  });
+
+  it('keeps src/plugins/ from importing src/features/', () => {
+    // issue 30: pipeline rewrite removes these
+    const allowed = [
+      'src/plugins/challenge-gate.ts imports src/features/challenge/cookie.ts',
+      'src/plugins/challenge-gate.ts imports src/features/shared.schema.ts',
+    ];
+    const edges = files
+      .filter((f) => f.path.startsWith('src/plugins/'))
+      .flatMap((f) => ownImports(f.path))
+      .filter(({ to }) => to.startsWith('src/features/'))
+      .map(({ from, to }) => `${from} imports ${to}`);
+    expect(edges.filter((edge) => !allowed.includes(edge))).toEqual([]);
+    // An allowance whose import is gone is dropped from the list with it.
+    expect(allowed.filter((edge) => !edges.includes(edge))).toEqual([]);
+  });
+
+  it('keeps src/cli/ from importing src/providers/', () => {
+    const offenders = files
+      .filter((f) => f.path.startsWith('src/cli/'))
+      .flatMap((f) => ownImports(f.path))
+      .filter(({ to }) => to.startsWith('src/providers/'))
+      .map(({ from, to }) => `${from} imports ${to}`);
+    expect(offenders).toEqual([]);
+  });
+
   it('keeps provider construction and lifecycle out of route files', () => {
     const offenders = files
       .filter((f) => f.path.endsWith('.route.ts'))
@@ -75,6 +148,11 @@ describe('architecture', () => {
       )
       .map((f) => f.path);
     expect(offenders).toEqual([]);
+  });
+
+  it('sends every cached lookup through answer(), never reply.sendShared from a route', () => {
+    const offenders = files.filter((f) => f.path.endsWith('.route.ts') && /\.sendShared\(/.test(f.text));
+    expect(offenders.map((f) => f.path)).toEqual([]);
   });
 
   it('keeps every file under src/ within ~450 lines, or says in its header why it is one file', () => {

@@ -12,7 +12,7 @@
  */
 
 import type { Clock } from '../../cache/types.js';
-import { AppError } from '../../errors.js';
+import { AppError, isUpstreamFailed } from '../../errors.js';
 import { isAllowedByCidrs } from '../../net/address.js';
 import type { ProviderChain } from '../../providers/chain.js';
 import type { TurnstileVerdict, TurnstileVerifier } from '../../providers/challenge/turnstile.js';
@@ -61,8 +61,8 @@ export async function verifyChallenge(
     });
     verdict = result.value;
   } catch (err) {
-    // The chain's "every provider failed" (502) is, for this endpoint, the verify step being unavailable.
-    if (err instanceof AppError && err.statusCode === 502) {
+    // The chain's "every provider failed" (upstream_failed) is, for this endpoint, the verify step being unavailable.
+    if (isUpstreamFailed(err)) {
       throw new AppError(503, 'unavailable', 'challenge verification is unavailable; try again shortly', {
         cause: err,
       });
@@ -120,7 +120,7 @@ export interface StatusDeps {
   clock: Clock;
   /** CHALLENGE_EXEMPT_CIDRS: callers from these need no session. */
   exemptCidrs: readonly string[];
-  /** The caller's remaining budgets and the limits (plugins/rate-limit.ts). */
+  /** The caller's remaining budgets and the limits (rate-limit/client-limits.ts). */
   limits: (ip: string) => Promise<Pick<ChallengeStatus, 'rate_limit' | 'tiers'>>;
 }
 

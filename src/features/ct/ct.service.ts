@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { type CachedLoader, type Freshness, freshness } from '../../cache/cached.js';
 import type { Clock } from '../../cache/types.js';
-import { AppError, badInput } from '../../errors.js';
+import { badInput, isUpstreamFailed } from '../../errors.js';
 import { isIP } from '../../net/address.js';
 import { normalizeDomain } from '../../net/names.js';
 import type { ChainResult, ProviderChain } from '../../providers/chain.js';
@@ -233,8 +233,8 @@ async function resolveHost(
   const settled = await Promise.allSettled(types.map((type) => dns.resolve(name, type)));
   const answers: (DnsAnswer | undefined)[] = settled.map((s) => {
     if (s.status === 'fulfilled') return s.value.value;
-    // Every resolver failing is the resolver's 502; anything else is a bug and stays loud.
-    if (s.reason instanceof AppError && s.reason.statusCode === 502) return undefined;
+    // Every resolver failing is the resolver's upstream_failed; anything else is a bug and stays loud.
+    if (isUpstreamFailed(s.reason)) return undefined;
     throw s.reason;
   });
   return hostDnsFrom(name, answers);

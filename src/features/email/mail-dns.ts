@@ -6,13 +6,13 @@
  * `error`, not the whole response. The attempts are collected for the
  * response's attribution.
  */
-import { AppError } from '../../errors.js';
-import { parseIp } from '../../net/address.js';
+import { type AppError, isUpstreamFailed, type ProviderAttempt } from '../../errors.js';
+import { parseIpBytes } from '../../net/address.js';
 import { reverseName } from '../../net/names.js';
 import { InvalidDnsNameError } from '../../providers/dns/names.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
 import type { DnsAnswer, DnsRecordType } from '../../providers/dns/types.js';
-import type { Attribution, ProviderAttempt } from '../../providers/types.js';
+import type { Attribution } from '../../providers/types.js';
 import type { DnsOutcome, MailDns, MxRecord, TlsaRecord } from './types.js';
 
 export interface MailDnsStats {
@@ -83,7 +83,7 @@ export function createMailDns(resolver: Pick<DnsResolver, 'resolve'>, signal?: A
         };
       } catch (err) {
         if (err instanceof InvalidDnsNameError) return { kind: 'invalid_name', message: err.message };
-        if (err instanceof AppError && err.statusCode === 502) {
+        if (isUpstreamFailed(err)) {
           record(err.providersTried ?? []);
           firstFailure ??= err;
           return { kind: 'error', message: describeFailure(err) };
@@ -162,13 +162,13 @@ export async function reverseNames(
   address: string,
   limit: number,
 ): Promise<{ names: string[]; confirmed: string[] } | undefined> {
-  const bytes = parseIp(address);
+  const bytes = parseIpBytes(address);
   if (!bytes) return undefined;
   const ptr = await dns.ptr(reverseName(address));
   if (ptr.kind !== 'answer') return undefined;
   const names = ptr.records.slice(0, limit);
   const same = (text: string) => {
-    const other = parseIp(text);
+    const other = parseIpBytes(text);
     return other?.length === bytes.length && other.every((b, i) => b === bytes[i]);
   };
   const forward = await Promise.all(names.map((n) => (bytes.length === 4 ? dns.a(n) : dns.aaaa(n))));

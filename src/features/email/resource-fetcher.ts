@@ -6,7 +6,7 @@
  * redirect followed, size and time capped. The service sees only the
  * ResourceFetcher function, so unit tests hand it a fake.
  */
-import { AppError } from '../../errors.js';
+import { isUpstreamFailed } from '../../errors.js';
 import { TargetError, UnsafeTargetError } from '../../net/errors.js';
 import type { Outbound } from '../../net/outbound.js';
 import type { FetchOutcome } from './types.js';
@@ -42,8 +42,8 @@ export function createSafeFetcher(outbound: Pick<Outbound, 'fetch'>): ResourceFe
       if (err instanceof UnsafeTargetError) return { ok: false, reason: err.message, temporary: false };
       if (err instanceof TargetError)
         return { ok: false, reason: `${err.stage}: ${err.message}`, temporary: false };
-      // The resolver's 502: every DNS provider failed resolving the host.
-      if (err instanceof AppError && err.statusCode === 502) {
+      // The resolver's upstream_failed: every DNS provider failed resolving the host.
+      if (isUpstreamFailed(err)) {
         return { ok: false, reason: `DNS lookup failed: ${err.message}`, temporary: true };
       }
       throw err;

@@ -27,7 +27,7 @@ export default async function inspectRoutes(base: FastifyInstance, { ctx }: { ct
         onHop,
       }),
     // The /api/tls lookup itself, cache included: an inspect right after /api/tls costs no second handshake.
-    tls: async (host) => (await inspectTls(host, ctx)).body.tls,
+    tls: async (host) => (await inspectTls(ctx, host)).body.tls,
     chain: ctx.chain,
     originProviders: base.routingProviders.origin,
     statusProviders: base.routingProviders.status,

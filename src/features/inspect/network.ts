@@ -5,7 +5,7 @@
  * upstream goes through the provider chain, so answers carry attribution and
  * a failure is recorded, never shown as "nothing there".
  */
-import { AppError, isOperational } from '../../errors.js';
+import { AppError, isOperational, type ProviderAttempt } from '../../errors.js';
 import { reverseName } from '../../net/names.js';
 import type { ProviderChain } from '../../providers/chain.js';
 import type { DnsAnswer, DnsRecordType } from '../../providers/dns/types.js';
@@ -15,7 +15,6 @@ import type {
   RoutingStatus,
   RoutingStatusProvider,
 } from '../../providers/routing/types.js';
-import type { ProviderAttempt } from '../../providers/types.js';
 
 /** Origins change rarely; a quarter of an hour keeps repeat inspections cheap. */
 export const ORIGIN_TTL_SECONDS = 900;

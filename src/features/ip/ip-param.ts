@@ -6,7 +6,7 @@
  */
 import { AppError, badInput } from '../../errors.js';
 import { classifyAddress } from '../../net/address.js';
-import { formatIp, type ParsedIp, parseIp } from '../../providers/ip/ip-number.js';
+import { formatIpNumber, type ParsedIp, parseIpNumber } from '../../providers/ip/ip-number.js';
 
 export interface IpParam {
   ip: ParsedIp;
@@ -17,9 +17,9 @@ export interface IpParam {
 export function parseIpParam(input: string, param = 'ip'): IpParam {
   const literal = input.startsWith('[') && input.endsWith(']') ? input.slice(1, -1) : input;
   if (literal.includes('%')) throw badInput(param, 'must not carry a zone id (%...)');
-  const ip = parseIp(literal);
+  const ip = parseIpNumber(literal);
   if (!ip) throw badInput(param, 'must be an IPv4 or IPv6 address');
-  return { ip, text: formatIp(ip) };
+  return { ip, text: formatIpNumber(ip) };
 }
 
 /** Throws 400 naming the special-use block when the address is not public; `why` completes the sentence. */

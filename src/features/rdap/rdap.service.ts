@@ -11,10 +11,9 @@
  * follow-up failed is not stored at all: it carries a failure.
  */
 import { type CachedLoader, type Freshness, freshness, type Loaded } from '../../cache/cached.js';
-import { AppError } from '../../errors.js';
+import { AppError, type ProviderAttempt } from '../../errors.js';
 import type { ProviderChain } from '../../providers/chain.js';
 import type { RdapDocument, RdapQuery, RdapSource } from '../../providers/rdap/index.js';
-import type { ProviderAttempt } from '../../providers/types.js';
 import { domainFromRdap, networkFromRdap, registrarLink } from './normalize.js';
 import type { RdapDomain, RdapResponse } from './rdap.schema.js';
 import { parseRdapTarget } from './rdap-target.js';

@@ -5,7 +5,7 @@
  * expand. Explanation text (§6.2) is the same language plus spaces and the
  * letters c, r and t.
  */
-import { formatIp, matches, parseIp, unmapIp } from '../../net/address.js';
+import { formatIpBytes as formatIp, matches, parseIpBytes as parseIp, unmapIp } from '../../net/address.js';
 
 export type MacroToken =
   | { kind: 'literal'; text: string }

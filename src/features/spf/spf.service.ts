@@ -11,10 +11,9 @@
  */
 import { domainToASCII } from 'node:url';
 import { type CachedLoader, type Freshness, freshness } from '../../cache/cached.js';
-import { badInput } from '../../errors.js';
+import { badInput, type ProviderAttempt } from '../../errors.js';
 import { normalizeDomain } from '../../net/names.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
-import type { ProviderAttempt } from '../../providers/types.js';
 import { createMailDns } from '../email/mail-dns.js';
 import { checkHost } from './check-host.js';
 import { parseSpfIp, type SpfIp } from './macros.js';

@@ -27,6 +27,6 @@ export default async function tlsRoutes(base: FastifyInstance, { ctx }: { ctx: A
         response: { 200: TlsResponseSchema, ...errorResponses(400, 429, 502) },
       },
     },
-    async (request, reply) => answer(reply, await inspectTls(request.query.target, ctx)),
+    async (request, reply) => answer(reply, await inspectTls(ctx, request.query.target)),
   );
 }

@@ -2,7 +2,7 @@
  * GET /api/tls (and the `tls` part of /api/inspect): one live TLS handshake
  * with HOST:443 through net/'s safe connect, turned into evidence.
  *
- *   const { body: { tls }, cache } = await inspectTls('example.com', ctx);
+ *   const { body: { tls }, cache } = await inspectTls(ctx, 'example.com');
  *
  * The client hello offers TLS 1.0 to 1.3 with Node's default cipher list at
  * OpenSSL security level 0, so a server stuck on old protocols or weak keys
@@ -45,7 +45,7 @@ export const TLS_PORT = 443;
  * 502 when resolution failed, and a 502 AppError (code upstream_failed)
  * naming the stage when the connection or handshake failed.
  */
-export async function inspectTls(target: string, deps: TlsDeps): Promise<TlsInspection> {
+export async function inspectTls(deps: TlsDeps, target: string): Promise<TlsInspection> {
   const parsed = parseTlsTarget(target);
   const result = await deps.loader.load(`tls:${parsed.host}`, async () => ({
     value: await liveInspection(parsed, deps),

@@ -14,10 +14,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config/index.js';
+import { ProviderError } from '../../errors.js';
 import { providerCatalog } from '../catalog.js';
 import { deadlineSignal } from '../deadline.js';
 import { type HttpClient, parseJson } from '../http-client.js';
-import { type Provider, ProviderError, type ProviderInfo } from '../types.js';
+import type { Provider, ProviderInfo } from '../types.js';
 
 /** Siteverify's answer as Cloudflare documents it; only the fields we read. */
 interface SiteverifyResponse {

@@ -14,9 +14,11 @@
  * `after=<last id>` (issuances SSLMate discovered after that one) until an
  * empty page or MAX_CERTSPOTTER_PAGES; stopping at the cap is a `page_cap` gap.
  */
+
+import { ProviderError } from '../../errors.js';
 import { deadlineSignal } from '../deadline.js';
 import { type HttpClient, joinUrl } from '../http-client.js';
-import { ProviderError, type ProviderInfo } from '../types.js';
+import type { ProviderInfo } from '../types.js';
 import { certificateDnsNames, isoUtc, issuerFromDn } from './normalize.js';
 import type { CtGap, CtIssuance, CtProvider, CtRecords } from './types.js';
 

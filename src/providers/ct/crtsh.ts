@@ -23,9 +23,10 @@
  * body) is an operational failure thrown to the chain.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ProviderError } from '../../errors.js';
 import { deadlineSignal } from '../deadline.js';
 import { type HttpClient, joinUrl, parseJson } from '../http-client.js';
-import { ProviderError, type ProviderInfo } from '../types.js';
+import type { ProviderInfo } from '../types.js';
 import { certificateDnsNames, isoUtc, issuerFromDn, normalizeSerial } from './normalize.js';
 import type { CtGap, CtIssuance, CtProvider, CtRecords } from './types.js';
 

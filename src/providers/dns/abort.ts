@@ -3,7 +3,7 @@
  * (connect, handshake, answer) ends when the caller's signal aborts, and the
  * failure is a ProviderError the chain understands.
  */
-import { ProviderError } from '../types.js';
+import { ProviderError } from '../../errors.js';
 
 /** Waits for `promise` unless `signal` aborts first (the promise keeps running for other waiters). */
 export function abortable<T>(promise: Promise<T>, signal: AbortSignal, url: string): Promise<T> {

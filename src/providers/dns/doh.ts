@@ -27,9 +27,11 @@ import {
 } from 'node:http2';
 import { isIP } from 'node:net';
 import { type TLSSocket, connect as tlsConnect } from 'node:tls';
+import { ProviderError } from '../../errors.js';
 import { redirectRefusal } from '../../net/redirect.js';
-import { classifyError, HttpClient, USER_AGENT } from '../http-client.js';
-import { ProviderError, type ProviderInfo } from '../types.js';
+import { USER_AGENT } from '../../net/user-agent.js';
+import { classifyError, HttpClient } from '../http-client.js';
+import type { ProviderInfo } from '../types.js';
 import { abortable, abortError } from './abort.js';
 import { type ResolverEndpoint, resolverInfo, type TransportIdentity } from './endpoint.js';
 import type { DnsAnswer, DnsRecordType, DnsTransportProvider } from './types.js';

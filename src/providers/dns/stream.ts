@@ -16,8 +16,9 @@
  */
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { type TLSSocket, connect as tlsConnect } from 'node:tls';
+import { ProviderError } from '../../errors.js';
 import { classifyError } from '../http-client.js';
-import { ProviderError, type ProviderInfo } from '../types.js';
+import type { ProviderInfo } from '../types.js';
 import { abortable, abortError } from './abort.js';
 import { type ResolverEndpoint, resolverInfo, type TransportIdentity } from './endpoint.js';
 import type { DnsAnswer, DnsRecordType, DnsTransportProvider } from './types.js';

@@ -10,8 +10,9 @@
  */
 import { createSocket, type Socket } from 'node:dgram';
 import { isIP } from 'node:net';
+import { ProviderError } from '../../errors.js';
 import { classifyError } from '../http-client.js';
-import { ProviderError, type ProviderInfo } from '../types.js';
+import type { ProviderInfo } from '../types.js';
 import { abortError } from './abort.js';
 import { type ResolverEndpoint, resolverInfo } from './endpoint.js';
 import { StreamDnsProvider, type StreamTransportOptions } from './stream.js';

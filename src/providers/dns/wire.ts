@@ -4,7 +4,7 @@
  * before it becomes a DnsAnswer.
  */
 import * as packet from 'dns-packet';
-import { ProviderError } from '../types.js';
+import { ProviderError } from '../../errors.js';
 import { canonicalName } from './names.js';
 import {
   EDNS_OPTION_EDE,

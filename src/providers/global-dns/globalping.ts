@@ -25,6 +25,7 @@
  * responses.yaml, examples.yaml); samples in test/fixtures/globalping/.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import { ProviderError } from '../../errors.js';
 import { deadlineSignal } from '../deadline.js';
 import {
   ACCEPT_ENCODING,
@@ -37,7 +38,7 @@ import {
   parseRetryAfter,
 } from '../http-client.js';
 import type { ProviderQuota } from '../registry.js';
-import { ProviderError, type ProviderInfo } from '../types.js';
+import type { ProviderInfo } from '../types.js';
 import { GlobalpingQuota, type QuotaRefusal } from './quota.js';
 import type {
   GlobalDnsAnswer,

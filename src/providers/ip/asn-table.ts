@@ -10,7 +10,7 @@
  * Both are counted so the loader can log them.
  */
 import { forEachLine, ListFormatError, splitCsvLine } from './csv.js';
-import { compareWords, type ParsedIp, parseIp, type Words } from './ip-number.js';
+import { compareWords, type ParsedIp, parseIpNumber, type Words } from './ip-number.js';
 import { NO_MATCH, type RangeTable, RangeTableBuilder } from './range-table.js';
 
 export interface AsnHit {
@@ -95,8 +95,8 @@ export class AsnTableBuilder {
       const c2 = c1 === -1 ? -1 : line.indexOf(',', c1 + 1);
       if (c2 === -1) return skip(lineNumber, 'not an ASN row');
       const c3 = line.indexOf(',', c2 + 1);
-      const start = parseIp(line.slice(0, c1));
-      const end = parseIp(line.slice(c1 + 1, c2));
+      const start = parseIpNumber(line.slice(0, c1));
+      const end = parseIpNumber(line.slice(c1 + 1, c2));
       const asnText = c3 === -1 ? line.slice(c2 + 1) : line.slice(c2 + 1, c3);
       let org = c3 === -1 ? '' : line.slice(c3 + 1);
       if (org.startsWith('"')) {

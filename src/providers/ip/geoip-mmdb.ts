@@ -22,7 +22,8 @@
  */
 import { basename } from 'node:path';
 import type { Clock } from '../../cache/types.js';
-import { ProviderError, type ProviderInfo } from '../types.js';
+import { ProviderError } from '../../errors.js';
+import type { ProviderInfo } from '../types.js';
 import type { AsnIndex } from './asn-index.js';
 import { openAsnIndex } from './asn-index-build.js';
 import type { AsnHit } from './asn-table.js';

@@ -33,10 +33,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Clock } from '../../cache/types.js';
+import { ProviderError } from '../../errors.js';
 import { deadlineSignal } from '../deadline.js';
 import type { HttpClient } from '../http-client.js';
 import { type ProviderRegistry, publicEndpoint } from '../registry.js';
-import { ProviderError, type ProviderInfo } from '../types.js';
+import type { ProviderInfo } from '../types.js';
 import { ListFormatError } from './csv.js';
 
 export interface ListSnapshot<T> {

@@ -12,10 +12,11 @@
  */
 import type { Clock } from '../../cache/types.js';
 import type { Config } from '../../config/index.js';
+import type { ProviderAttempt } from '../../errors.js';
 import type { ProviderCatalog } from '../catalog.js';
 import type { HttpClient } from '../http-client.js';
 import type { ProviderRegistry } from '../registry.js';
-import type { ProviderAttempt, ProviderInfo } from '../types.js';
+import type { ProviderInfo } from '../types.js';
 import type { ParsedIp } from './ip-number.js';
 import { type ListLogger, ListSource, type Scheduler } from './list-source.js';
 import type { EgressRegion, RelayHit } from './relay-index.js';

@@ -1,8 +1,8 @@
+import { ProviderError } from '../../errors.js';
 import { RipestatAdapter } from '../ripestat-data.js';
-import { ProviderError } from '../types.js';
 import { buildTime } from './data-age.js';
 import { coordinate, type DataAttribution, type GeoLocation, type GeoProvider } from './geo.js';
-import { formatIp, type ParsedIp } from './ip-number.js';
+import { formatIpNumber, type ParsedIp } from './ip-number.js';
 
 /** The parts of `data` we read (fixture: test/fixtures/ripestat/maxmind-geo-lite.json). */
 interface LocatedResource {
@@ -24,7 +24,10 @@ export const RIPESTAT_GEO_ATTRIBUTION: DataAttribution = Object.freeze({
 
 export class RipestatGeo extends RipestatAdapter implements GeoProvider {
   async locate(ip: ParsedIp, signal: AbortSignal): Promise<GeoLocation> {
-    const { data } = await this.dataCall('maxmind-geo-lite', formatIp(ip), { signal, maxBytes: 256 * 1024 });
+    const { data } = await this.dataCall('maxmind-geo-lite', formatIpNumber(ip), {
+      signal,
+      maxBytes: 256 * 1024,
+    });
     const resources = data.located_resources as LocatedResource[] | undefined;
     if (!Array.isArray(resources)) {
       throw new ProviderError('bad_response', 'RIPEstat answer without data.located_resources');

@@ -8,31 +8,36 @@
  * a 429 first (the bootstrap files are what rdap.org itself tells heavy users
  * to consume).
  *
- * Counted with rate-limiter-flexible, as the per-client limits are
- * (plugins/rate-limit.ts): in process, or in Redis when REDIS_URL is set, so
+ * Counted in the service's rate-limit store (rate-limit/store.ts), as the
+ * per-client limits are: in process, or in Redis when REDIS_URL is set, so
  * every instance behind one egress address spends one budget, with the same
- * in-process insurance limiter when Redis fails.
+ * in-process insurance when Redis fails. Its counter is `upstream:<id>`, a
+ * window's key `<series>:<index>` (in Redis `netdiag:rl:upstream:<id>:0:…`).
  *
  * The windows are read from the app's clock (keys name them), not from the
- * library's own: the limiter only counts. Each request is counted in two
+ * store's own: the store only counts. Each request is counted in two
  * series of windows two periods long, the second offset by one period. Any
  * span of one period lies wholly inside a window of one series, so no such
  * span ever carries more than the limit, however requests fall around a
  * window's edge; a single fixed window would let twice the limit through
  * across its edge, which a sliding count refuses. The price: bursts up to the
  * limit, but about half of it under sustained load.
+ *
+ * The older of the two windows is asked first, and a refusal stops there. The
+ * newer one opened later and has counted only the requests the older granted
+ * since, so it never holds more than the older: it grants whenever the older
+ * does, and a refused request spends nothing in a window that had room.
  */
-import type { Redis } from 'ioredis';
-import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
-import { sharedLimiter } from '../../cache/limiter.js';
 import type { Clock } from '../../cache/types.js';
 import type { RateLimitSpec } from '../../config/index.js';
+import { MemoryStore } from '../../rate-limit/memory-store.js';
+import { type Counter, granted, type RateLimitStore, type WindowState } from '../../rate-limit/store.js';
 
 export interface AggregatorBudgetOptions {
   spec: RateLimitSpec;
   clock: Clock;
-  /** Shared budget across instances; undefined: this process alone. */
-  redis?: Redis | undefined;
+  /** Where it is counted (shared across instances with Redis); this process alone when absent. */
+  store?: RateLimitStore | undefined;
   /** Names the budget in its keys (the provider id). */
   id: string;
 }
@@ -45,7 +50,8 @@ interface Window {
 
 export class AggregatorBudget {
   readonly spec: RateLimitSpec;
-  readonly #limiter: RateLimiterAbstract;
+  readonly #counter: Counter;
+  readonly #store: RateLimitStore;
   readonly #clock: Clock;
   readonly #periodMs: number;
 
@@ -53,46 +59,45 @@ export class AggregatorBudget {
     this.spec = opts.spec;
     this.#clock = opts.clock;
     this.#periodMs = opts.spec.seconds * 1000;
-    // A window's record outlives the window (it is created inside it and kept two periods).
-    this.#limiter = sharedLimiter({
-      keyPrefix: `budget:${opts.id}`,
-      points: opts.spec.points,
-      duration: 2 * opts.spec.seconds,
-      redis: opts.redis,
-    });
+    // A window's count outlives the window (it is opened inside it and kept two periods).
+    this.#counter = { name: `upstream:${opts.id}`, points: opts.spec.points, seconds: 2 * opts.spec.seconds };
+    this.#store = opts.store ?? new MemoryStore(opts.clock);
   }
 
   /**
    * Takes one request. Resolves undefined when it is granted; otherwise with
-   * the time (app clock, ms) when the full window closes and one may be
+   * the time (app clock, ms) when the full windows close and one may be
    * granted again.
    */
   async take(): Promise<number | undefined> {
     const windows = this.#windowsAt(this.#clock());
-    const granted = await Promise.all(windows.map((w) => this.#consume(w.key)));
-    if (granted.every(Boolean)) return undefined;
-    // Nothing is sent: the point a window with room gave is handed back.
-    await Promise.all(windows.filter((_, i) => granted[i]).map((w) => this.#limiter.reward(w.key, 1)));
-    return Math.max(...windows.filter((_, i) => !granted[i]).map((w) => w.end));
-  }
-
-  async #consume(key: string): Promise<boolean> {
-    try {
-      await this.#limiter.consume(key);
-      return true;
-    } catch (rejection) {
-      // rate-limiter-flexible rejects with a RateLimiterRes when the window is full.
-      if (rejection instanceof RateLimiterRes) return false;
-      throw rejection;
+    const states: WindowState[] = [];
+    for (const window of windows) {
+      const [state] = await this.#store.take([this.#counter], window.key);
+      if (state === undefined) throw new Error('rate-limit store answered no window');
+      states.push(state);
+      if (!granted(this.#counter, state)) return this.#reopensAt(windows, states);
     }
+    return undefined;
   }
 
-  /** The window of each series that holds `now`. */
+  /** When a request may be granted again: once every window full now has closed. */
+  async #reopensAt(windows: readonly Window[], taken: readonly WindowState[]): Promise<number> {
+    let at = 0;
+    for (const [i, window] of windows.entries()) {
+      const state = taken[i] ?? (await this.#store.peek([this.#counter], window.key))[0];
+      if (state !== undefined && state.consumed >= this.#counter.points) at = Math.max(at, window.end);
+    }
+    return at;
+  }
+
+  /** The window of each series that holds `now`, the older (closing first) first. */
   #windowsAt(now: number): Window[] {
     const length = 2 * this.#periodMs;
-    return [0, this.#periodMs].map((offset, series) => {
+    const windows = [0, this.#periodMs].map((offset, series) => {
       const index = Math.floor((now - offset) / length);
       return { key: `${series}:${index}`, end: index * length + offset + length };
     });
+    return windows.sort((a, b) => a.end - b.end);
   }
 }

@@ -15,8 +15,10 @@
  * both cases the attempt fails at once as `rate_limited` without a request,
  * saying until when, and the chain goes on to the bootstrap path.
  */
+
+import { ProviderError } from '../../errors.js';
 import { joinUrl } from '../http-client.js';
-import { type Provider, ProviderError, type ProviderInfo } from '../types.js';
+import type { Provider, ProviderInfo } from '../types.js';
 import type { AggregatorBudget } from './aggregator-budget.js';
 import type { HopSender, RdapFetcher } from './rdap-fetch.js';
 import type { RetryAfterGate } from './retry-after.js';

@@ -4,7 +4,7 @@
  * and ipv6.json. No I/O here; bootstrap.ts fetches and caches the files.
  */
 import ipaddr from 'ipaddr.js';
-import { ProviderError } from '../types.js';
+import { ProviderError } from '../../errors.js';
 import { type BootstrapFile, type BootstrapKind, queryPath, type RdapQuery } from './types.js';
 
 export interface BootstrapMatch {

@@ -10,8 +10,9 @@
  * not retried for a few minutes so a down IANA does not slow every lookup.
  */
 import type { Clock } from '../../cache/types.js';
+import { ProviderError } from '../../errors.js';
 import { type HttpClient, joinUrl } from '../http-client.js';
-import { type Provider, ProviderError, type ProviderInfo } from '../types.js';
+import type { Provider, ProviderInfo } from '../types.js';
 import { type BootstrapIndex, bootstrapKindFor, indexBootstrap, objectUrl } from './bootstrap-match.js';
 import type { RdapFetcher } from './rdap-fetch.js';
 import { assertObjectClass, type BootstrapKind, type RdapAnswer, type RdapQuery } from './types.js';

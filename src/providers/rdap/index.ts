@@ -5,12 +5,13 @@
  * RetryAfterGate is shared by all of them, so a registry that asked us to
  * wait is left alone whichever path would reach it.
  */
-import type { Redis } from 'ioredis';
 import type { Clock } from '../../cache/types.js';
 import type { Config } from '../../config/index.js';
+import type { ProviderError } from '../../errors.js';
+import type { RateLimitStore } from '../../rate-limit/store.js';
 import { providerCatalog } from '../catalog.js';
 import type { HttpClient } from '../http-client.js';
-import type { Provider, ProviderError } from '../types.js';
+import type { Provider } from '../types.js';
 import { RdapAggregator } from './aggregator.js';
 import { AggregatorBudget } from './aggregator-budget.js';
 import { BootstrapStore, RdapBootstrap } from './bootstrap.js';
@@ -33,8 +34,8 @@ export interface RdapSourcesDeps {
   /** The sender for every other destination (see outbound.ts). */
   outbound: HopSender;
   clock: Clock;
-  /** Where the aggregator's budget is shared across instances; undefined: per process. */
-  redis?: Redis | undefined;
+  /** Where the aggregator's budget is counted (ctx.rateLimitStore: shared in Redis, or per process). */
+  budgets?: RateLimitStore | undefined;
   onBootstrapStale?: (kind: BootstrapKind, error: ProviderError) => void;
 }
 
@@ -58,7 +59,7 @@ export function createRdapSources(deps: RdapSourcesDeps): RdapSources {
     budget: new AggregatorBudget({
       spec: deps.config.rdapAggregatorRateLimit,
       clock: deps.clock,
-      redis: deps.redis,
+      store: deps.budgets,
       id: catalog.rdapAggregator.id,
     }),
   });

@@ -6,8 +6,9 @@
  * checked, connection pinned), one hop at a time so that rdap-fetch.ts
  * applies the RDAP redirect rules (5 hops, HTTPS only) and sees every 429.
  */
+
+import { ProviderError } from '../../errors.js';
 import type { Outbound } from '../../net/outbound.js';
-import { ProviderError } from '../types.js';
 import type { HopSender } from './rdap-fetch.js';
 
 /** Per hop, the app's outbound deadline applies; the chain's per-attempt timeout bounds the whole lookup as well. */

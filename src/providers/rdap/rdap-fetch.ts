@@ -5,9 +5,8 @@
  * fresh destination for outbound safety), a body cap, 404 kept apart from
  * failures, and 429 with Retry-After honoured (retry-after.ts).
  */
-import { AppError } from '../../errors.js';
+import { AppError, ProviderError } from '../../errors.js';
 import { parseJson } from '../http-client.js';
-import { ProviderError } from '../types.js';
 import type { RetryAfterGate } from './retry-after.js';
 import type { RdapObject } from './types.js';
 

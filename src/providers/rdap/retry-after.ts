@@ -9,8 +9,8 @@
  * client address, and each instance has its own.
  */
 import type { Clock } from '../../cache/types.js';
+import { ProviderError } from '../../errors.js';
 import { parseRetryAfter } from '../http-client.js';
-import { ProviderError } from '../types.js';
 
 /** A server cannot make us stay away for longer than this, whatever it says. */
 export const MAX_RETRY_AFTER_SECONDS = 3600;

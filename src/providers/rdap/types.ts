@@ -6,7 +6,7 @@
  * (Verisign, ARIN, RIPE and the ccTLDs all take liberties with RFC 9083), so
  * the normalizer in features/rdap checks each value before using it.
  */
-import { ProviderError } from '../types.js';
+import { ProviderError } from '../../errors.js';
 
 /** RFC 9083 §4.2 links. `href` is the target; `value` is the context URI. */
 export interface RdapLink {

@@ -15,9 +15,9 @@
  * operational failure of this provider.
  */
 import ipaddr from 'ipaddr.js';
-import { AppError } from '../../errors.js';
+import { AppError, ProviderError } from '../../errors.js';
 import type { DnsAnswer } from '../dns/types.js';
-import { ProviderError, type ProviderInfo } from '../types.js';
+import type { ProviderInfo } from '../types.js';
 import { asNumber } from './ripestat.js';
 import type { AddressOrigin, OriginAs, OriginProvider } from './types.js';
 

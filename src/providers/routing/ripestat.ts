@@ -1,5 +1,5 @@
+import { ProviderError } from '../../errors.js';
 import { RipestatAdapter } from '../ripestat-data.js';
-import { ProviderError } from '../types.js';
 import type {
   AddressOrigin,
   OriginProvider,

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
 import { TargetError, UnsafeTargetError } from '../../../src/net/errors.js';
 import { type HopEvidence, type SafeFetchOptions, safeFetch } from '../../../src/net/safe-http.js';
-import { USER_AGENT } from '../../../src/providers/http-client.js';
+import { USER_AGENT } from '../../../src/net/user-agent.js';
 import { rejectionOf } from '../../expect-error.js';
 import { type FakeAddressResolver, type HostAnswer, hostsResolver } from '../../fakes/address-resolver.js';
 import {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { CachedLoader } from '../../../src/cache/cached.js';
 import { MemoryCache } from '../../../src/cache/memory.js';
-import { AppError } from '../../../src/errors.js';
+import { AppError, ProviderError } from '../../../src/errors.js';
 import { ProviderChain } from '../../../src/providers/chain.js';
 import { ProviderRegistry } from '../../../src/providers/registry.js';
-import { NO_DATA, type Provider, ProviderError, type ProviderInfo } from '../../../src/providers/types.js';
+import { NO_DATA, type Provider, type ProviderInfo } from '../../../src/providers/types.js';
 
 type Answer = { kind: 'found'; value: string } | { kind: 'not_found' };
 

@@ -3,8 +3,8 @@
  */
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { ProviderError } from '../../../src/errors.js';
 import { decodedBody, type HttpResponse } from '../../../src/providers/http-client.js';
-import { ProviderError } from '../../../src/providers/types.js';
 import { rejectionOf } from '../../expect-error.js';
 
 const JSON_TEXT = JSON.stringify({ id: 'x', status: 'finished', results: [] });

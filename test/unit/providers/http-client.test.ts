@@ -4,8 +4,8 @@
  * failure becomes (the chain decides on fallback by that kind).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ProviderError, type ProviderFailureKind } from '../../../src/errors.js';
 import { classifyError, HttpClient, joinUrl } from '../../../src/providers/http-client.js';
-import { ProviderError, type ProviderFailureKind } from '../../../src/providers/types.js';
 import {
   type FakeUpstream,
   fixture,

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { CachedLoader } from '../../../../src/cache/cached.js';
 import { MemoryCache } from '../../../../src/cache/memory.js';
-import { AppError, upstreamFailed } from '../../../../src/errors.js';
+import { AppError, ProviderError, upstreamFailed } from '../../../../src/errors.js';
 import {
   FALLBACK_TTL,
   lookupCertificates,
@@ -22,7 +22,6 @@ import { ProviderChain } from '../../../../src/providers/chain.js';
 import type { CtGap, CtIssuance, CtProvider, CtRecords } from '../../../../src/providers/ct/types.js';
 import type { DnsAnswer, DnsRecordType } from '../../../../src/providers/dns/types.js';
 import { ProviderRegistry } from '../../../../src/providers/registry.js';
-import { ProviderError } from '../../../../src/providers/types.js';
 
 const NOW = Date.parse('2025-06-01T00:00:00Z');
 const FLAGS = { aa: false, tc: false, rd: true, ra: true, ad: false, cd: false };

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { CachedLoader } from '../../../../src/cache/cached.js';
 import { MemoryCache } from '../../../../src/cache/memory.js';
-import { AppError } from '../../../../src/errors.js';
+import { AppError, ProviderError } from '../../../../src/errors.js';
 import {
   createGlobalDnsService,
   REUSE_SECONDS,
@@ -21,7 +21,6 @@ import type {
   QuotaRefusal,
 } from '../../../../src/providers/global-dns/index.js';
 import { ProviderRegistry } from '../../../../src/providers/registry.js';
-import { ProviderError } from '../../../../src/providers/types.js';
 
 const COUNTRIES = ['US', 'BR', 'GB', 'DE', 'ZA', 'IN', 'SG', 'JP', 'AU', 'CA'];
 

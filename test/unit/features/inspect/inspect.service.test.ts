@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { CachedLoader } from '../../../../src/cache/cached.js';
 import { MemoryCache } from '../../../../src/cache/memory.js';
-import { AppError } from '../../../../src/errors.js';
+import { AppError, ProviderError } from '../../../../src/errors.js';
 import {
   type InspectDeps,
   inspect,
@@ -24,7 +24,7 @@ import type {
   OriginProvider,
   RoutingStatusProvider,
 } from '../../../../src/providers/routing/types.js';
-import { ProviderError, type ProviderInfo } from '../../../../src/providers/types.js';
+import type { ProviderInfo } from '../../../../src/providers/types.js';
 
 const ADDRESS = '192.0.2.10';
 

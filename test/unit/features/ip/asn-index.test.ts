@@ -24,7 +24,7 @@ import {
 } from '../../../../src/providers/ip/asn-index-build.js';
 import { type AsnTable, AsnTableBuilder } from '../../../../src/providers/ip/asn-table.js';
 import { BlockFile } from '../../../../src/providers/ip/block-file.js';
-import { formatIp, type ParsedIp, parseIp } from '../../../../src/providers/ip/ip-number.js';
+import { formatIpNumber, type ParsedIp, parseIpNumber } from '../../../../src/providers/ip/ip-number.js';
 import { fixtureText } from '../../../fakes/https-upstream.js';
 import { MAX128, toBig, toWords } from '../../../samples.js';
 
@@ -52,7 +52,7 @@ function edges(csv: string): ParsedIp[] {
   for (const line of csv.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;
     for (const text of line.split(',').slice(0, 2)) {
-      const ip = parseIp(text);
+      const ip = parseIpNumber(text);
       if (!ip) continue;
       if (ip.version === 4) {
         for (const d of [-1, 0, 1])
@@ -68,7 +68,7 @@ function edges(csv: string): ParsedIp[] {
 }
 
 function expectSameAnswers(table: AsnTable, index: AsnIndex, ips: ParsedIp[]): void {
-  for (const ip of ips) expect(index.lookup(ip), formatIp(ip)).toStrictEqual(table.lookup(ip));
+  for (const ip of ips) expect(index.lookup(ip), formatIpNumber(ip)).toStrictEqual(table.lookup(ip));
 }
 
 describe('the ASN index format', () => {
@@ -79,13 +79,13 @@ describe('the ASN index format', () => {
     expect(index.report.overlaps).toBe(1);
     expectSameAnswers(table, index, [...edges(V4_CSV), ...edges(V6_CSV)]);
     // Spot checks with the answers written out, so the comparison cannot be vacuous.
-    expect(index.lookup(parseIp('1.0.0.1')!)).toEqual({ asn: 13335, org: 'Cloudflare, Inc.' });
-    expect(index.lookup(parseIp('2.26.200.7')!)).toEqual({ asn: 201907, org: 'LLC "SPUTNIK"' });
-    expect(index.lookup(parseIp('214.255.255.255')!)?.asn).toBe(749);
-    expect(index.lookup(parseIp('215.0.0.0')!)?.asn).toBe(721);
-    expect(index.lookup(parseIp('2001:200:1ba::1')!)?.asn).toBe(24047);
-    expect(index.lookup(parseIp('1.0.1.0')!)).toBeUndefined();
-    expect(index.lookup(parseIp('::1')!)).toBeUndefined();
+    expect(index.lookup(parseIpNumber('1.0.0.1')!)).toEqual({ asn: 13335, org: 'Cloudflare, Inc.' });
+    expect(index.lookup(parseIpNumber('2.26.200.7')!)).toEqual({ asn: 201907, org: 'LLC "SPUTNIK"' });
+    expect(index.lookup(parseIpNumber('214.255.255.255')!)?.asn).toBe(749);
+    expect(index.lookup(parseIpNumber('215.0.0.0')!)?.asn).toBe(721);
+    expect(index.lookup(parseIpNumber('2001:200:1ba::1')!)?.asn).toBe(24047);
+    expect(index.lookup(parseIpNumber('1.0.1.0')!)).toBeUndefined();
+    expect(index.lookup(parseIpNumber('::1')!)).toBeUndefined();
   });
 
   it('answers as the in-memory table for any ranges, overlapping, nested, unsorted or empty-named', () => {
@@ -95,11 +95,11 @@ describe('the ASN index format', () => {
     const asn = fc.integer({ min: 0, max: 0xffffffff });
     const row4 = fc.tuple(v4, v4, asn, name).map(([a, b, n, o]) => {
       const [s, e] = a <= b ? [a, b] : [b, a];
-      return `${formatIp({ version: 4, v4: s })},${formatIp({ version: 4, v4: e })},${n},${o}`;
+      return `${formatIpNumber({ version: 4, v4: s })},${formatIpNumber({ version: 4, v4: e })},${n},${o}`;
     });
     const row6 = fc.tuple(v6, v6, asn, name).map(([a, b, n, o]) => {
       const [s, e] = a <= b ? [a, b] : [b, a];
-      return `${formatIp({ version: 6, w: toWords(s) })},${formatIp({ version: 6, w: toWords(e) })},${n},${o}`;
+      return `${formatIpNumber({ version: 6, w: toWords(s) })},${formatIpNumber({ version: 6, w: toWords(e) })},${n},${o}`;
     });
     fc.assert(
       fc.property(fc.array(row4, { maxLength: 25 }), fc.array(row6, { maxLength: 25 }), (rows4, rows6) => {
@@ -165,12 +165,12 @@ describe('openAsnIndex', () => {
     const paths = sources();
     const cacheDir = freshDir();
     const before = await openAsnIndex({ sources: paths, cacheDir });
-    expect(before.index.lookup(parseIp('9.9.9.9')!)).toBeUndefined();
+    expect(before.index.lookup(parseIpNumber('9.9.9.9')!)).toBeUndefined();
     appendFileSync(paths[0]!, '9.9.9.0,9.9.9.255,19281,Quad9\n');
     const after = await openAsnIndex({ sources: paths, cacheDir });
     expect(after.origin).toBe('built');
     expect(after.path).not.toBe(before.path);
-    expect(after.index.lookup(parseIp('9.9.9.9')!)).toEqual({ asn: 19281, org: 'Quad9' });
+    expect(after.index.lookup(parseIpNumber('9.9.9.9')!)).toEqual({ asn: 19281, org: 'Quad9' });
     before.index.close();
     after.index.close();
   });
@@ -194,7 +194,7 @@ describe('openAsnIndex', () => {
     expect(opened.origin).toBe('memory');
     expect(opened.writeError).toMatch(/ENOTDIR|EEXIST/);
     expectSameAnswers(table, opened.index, probes);
-    expect(opened.index.lookup(parseIp('1.0.0.1')!)).toEqual({ asn: 13335, org: 'Cloudflare, Inc.' });
+    expect(opened.index.lookup(parseIpNumber('1.0.0.1')!)).toEqual({ asn: 13335, org: 'Cloudflare, Inc.' });
 
     const nowhere = await openAsnIndex({ sources: sources(), cacheDir: undefined });
     expect(nowhere).toMatchObject({ origin: 'memory', path: undefined, writeError: undefined });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Reader } from 'mmdb-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../../../src/config/index.js';
+import { isProviderError } from '../../../../src/errors.js';
 import { providerCatalog } from '../../../../src/providers/catalog.js';
 import {
   DBIP_ATTRIBUTION,
@@ -12,8 +13,7 @@ import {
   normalizeGeoRecord,
 } from '../../../../src/providers/ip/geo.js';
 import { GeoIpDatabase, pathList } from '../../../../src/providers/ip/geoip-mmdb.js';
-import { parseIp } from '../../../../src/providers/ip/ip-number.js';
-import { isProviderError } from '../../../../src/providers/types.js';
+import { parseIpNumber } from '../../../../src/providers/ip/ip-number.js';
 import { fixtureText } from '../../../fakes/https-upstream.js';
 import { buildMmdb } from './mmdb-writer.js';
 
@@ -155,7 +155,7 @@ describe('normalizeGeoRecord', () => {
 describe('GeoIpDatabase', () => {
   it('answers IPv4 from the IPv4 file and IPv6 from the IPv6 file, with the record network', async () => {
     const db = database([V4, V6]);
-    expect(await db.locate(parseIp('81.2.69.142')!)).toEqual({
+    expect(await db.locate(parseIpNumber('81.2.69.142')!)).toEqual({
       country_code: 'GB',
       region: 'State',
       city: 'London',
@@ -168,7 +168,7 @@ describe('GeoIpDatabase', () => {
       // The test writer's default build_epoch.
       data_built_at: '2026-05-28T20:26:40.000Z',
     });
-    expect(await db.locate(parseIp('2a02:26f7:c700:4000::1')!)).toMatchObject({
+    expect(await db.locate(parseIpNumber('2a02:26f7:c700:4000::1')!)).toMatchObject({
       country_code: 'NL',
       network: '2a02:26f7::/32',
     });
@@ -176,18 +176,18 @@ describe('GeoIpDatabase', () => {
 
   it('never walks an IPv4 tree with an IPv6 address', async () => {
     // mmdb-lib would read the first 32 bits of 5102:4500:: as 81.2.69.0 and answer London.
-    expect(await database([V4]).locate(parseIp('5102:4500::1')!)).toBeNull();
+    expect(await database([V4]).locate(parseIpNumber('5102:4500::1')!)).toBeNull();
   });
 
   it('answers null for an address it does not list: no data, not a failure (the chain asks the next source)', async () => {
-    expect(await database([V4, V6]).locate(parseIp('9.9.9.9')!)).toBeNull();
+    expect(await database([V4, V6]).locate(parseIpNumber('9.9.9.9')!)).toBeNull();
   });
 
   it('fails operationally when a file is missing or not an MMDB, and retries after the cool-down', async () => {
     now = 0;
     const missing = join(dir, 'late.mmdb');
     const db = database([missing]);
-    const err = await failure(db.locate(parseIp('81.2.69.142')!));
+    const err = await failure(db.locate(parseIpNumber('81.2.69.142')!));
     expect(isProviderError(err) && err.message).toMatch(/^GeoIP database unavailable: late.mmdb: ENOENT/);
     write(
       'late.mmdb',
@@ -197,19 +197,22 @@ describe('GeoIpDatabase', () => {
       }),
     );
     // Within the cool-down the failure stands; after it, the file is read again.
-    await expect(db.locate(parseIp('81.2.69.142')!)).rejects.toThrow(/unavailable/);
+    await expect(db.locate(parseIpNumber('81.2.69.142')!)).rejects.toThrow(/unavailable/);
     now = 60_000;
-    await expect(db.locate(parseIp('81.2.69.142')!)).resolves.toMatchObject({ city: 'London' });
+    await expect(db.locate(parseIpNumber('81.2.69.142')!)).resolves.toMatchObject({ city: 'London' });
 
     const garbage = write('garbage.mmdb', 'not a database');
-    await expect(database([garbage]).locate(parseIp('81.2.69.142')!)).rejects.toThrow(/garbage.mmdb/);
+    await expect(database([garbage]).locate(parseIpNumber('81.2.69.142')!)).rejects.toThrow(/garbage.mmdb/);
   });
 
   it('looks up the AS, and degrades to null when the ASN data cannot load', async () => {
     const db = database([V4], [ASN4]);
-    expect(await db.lookupAsn(parseIp('1.0.0.1')!)).toMatchObject({ asn: 13335, org: 'Cloudflare, Inc.' });
-    expect(await db.lookupAsn(parseIp('9.9.9.9')!)).toBeNull();
-    expect(await database([V4], [join(dir, 'nope.csv')]).lookupAsn(parseIp('1.0.0.1')!)).toBeNull();
+    expect(await db.lookupAsn(parseIpNumber('1.0.0.1')!)).toMatchObject({
+      asn: 13335,
+      org: 'Cloudflare, Inc.',
+    });
+    expect(await db.lookupAsn(parseIpNumber('9.9.9.9')!)).toBeNull();
+    expect(await database([V4], [join(dir, 'nope.csv')]).lookupAsn(parseIpNumber('1.0.0.1')!)).toBeNull();
   });
 
   /** A logger that keeps what it is told. */
@@ -230,7 +233,10 @@ describe('GeoIpDatabase', () => {
     const cacheDir = join(dir, 'asn-cache');
     const first = recorder();
     const a = withCache(cacheDir, first.log);
-    expect(await a.lookupAsn(parseIp('1.0.0.1')!)).toMatchObject({ asn: 13335, org: 'Cloudflare, Inc.' });
+    expect(await a.lookupAsn(parseIpNumber('1.0.0.1')!)).toMatchObject({
+      asn: 13335,
+      org: 'Cloudflare, Inc.',
+    });
     // The report is still logged, at warn because the excerpt keeps the real file's one overlap.
     expect(first.lines.find((l) => l.msg === 'ASN table loaded')).toMatchObject({
       level: 'warn',
@@ -254,7 +260,7 @@ describe('GeoIpDatabase', () => {
       index: 'reused',
       rows: 7,
     });
-    expect(await b.lookupAsn(parseIp('215.0.0.1')!)).toMatchObject({ asn: 721 });
+    expect(await b.lookupAsn(parseIpNumber('215.0.0.1')!)).toMatchObject({ asn: 721 });
     await Promise.all([a.close(), b.close()]);
   });
 
@@ -262,8 +268,11 @@ describe('GeoIpDatabase', () => {
     const blocker = write('not-a-directory', 'x');
     const { log, lines } = recorder();
     const db = withCache(join(blocker, 'cache'), log);
-    expect(await db.lookupAsn(parseIp('1.0.0.1')!)).toMatchObject({ asn: 13335 });
-    expect(await db.lookupAsn(parseIp('2.26.200.7')!)).toMatchObject({ asn: 201907, org: 'LLC "SPUTNIK"' });
+    expect(await db.lookupAsn(parseIpNumber('1.0.0.1')!)).toMatchObject({ asn: 13335 });
+    expect(await db.lookupAsn(parseIpNumber('2.26.200.7')!)).toMatchObject({
+      asn: 201907,
+      org: 'LLC "SPUTNIK"',
+    });
     const warnings = lines.filter((l) => l.msg.startsWith('ASN index could not be written'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]?.obj).toMatchObject({
@@ -301,7 +310,7 @@ describe('GeoIpDatabase', () => {
       at += 10 * DAY;
       expect(db.dataAge()).toEqual({ built_at: '2026-06-05T00:00:00.000Z', age_days: 50, stale: false });
       // Each answer carries the build time of the file that answered.
-      expect((await db.locate(parseIp('81.2.69.1')!))?.data_built_at).toBe('2026-07-03T00:00:00.000Z');
+      expect((await db.locate(parseIpNumber('81.2.69.1')!))?.data_built_at).toBe('2026-07-03T00:00:00.000Z');
       await db.close();
     });
 
@@ -315,7 +324,7 @@ describe('GeoIpDatabase', () => {
       at += DAY;
       expect(db.dataAge()).toMatchObject({ age_days: 61, stale: true });
       db.dataAge();
-      await db.locate(parseIp('81.2.69.1')!);
+      await db.locate(parseIpNumber('81.2.69.1')!);
       expect(stale()).toHaveLength(1);
       expect(stale()[0]?.obj).toMatchObject({
         built_at: '2026-06-05T00:00:00.000Z',
@@ -345,7 +354,7 @@ describe('GeoIpDatabase', () => {
       );
       const db = dated([undated], () => Date.parse('2026-11-24T00:00:00Z'));
       expect(await db.loadedDataAge()).toBeUndefined();
-      expect((await db.locate(parseIp('81.2.69.1')!))?.data_built_at).toBeNull();
+      expect((await db.locate(parseIpNumber('81.2.69.1')!))?.data_built_at).toBeNull();
       await db.close();
       const missing = dated([join(dir, 'absent.mmdb')], () => 0);
       expect(await missing.loadedDataAge()).toBeUndefined();
@@ -370,12 +379,12 @@ describe('GeoIpDatabase', () => {
     const db = withCache(cacheDir, recorder().log);
     db.warm();
     await db.settled();
-    expect(await db.locate(parseIp('81.2.69.142')!)).toMatchObject({ city: 'London' });
+    expect(await db.locate(parseIpNumber('81.2.69.142')!)).toMatchObject({ city: 'London' });
     if (proc) expect(open()).toBe(before + 2); // the MMDB file and the ASN index
     await db.close();
     if (proc) expect(open()).toBe(before);
-    await expect(db.locate(parseIp('81.2.69.142')!)).rejects.toThrow(/closed/);
-    expect(await db.lookupAsn(parseIp('1.0.0.1')!)).toBeNull();
+    await expect(db.locate(parseIpNumber('81.2.69.142')!)).rejects.toThrow(/closed/);
+    expect(await db.lookupAsn(parseIpNumber('1.0.0.1')!)).toBeNull();
     db.warm();
     await db.settled();
     if (proc) expect(open()).toBe(before);
@@ -387,7 +396,7 @@ describe('GeoIpDatabase', () => {
     db.warm();
     await db.close();
     expect(lines.filter((l) => l.level === 'warn')).toEqual([]);
-    expect(await db.lookupAsn(parseIp('1.0.0.1')!)).toBeNull();
+    expect(await db.lookupAsn(parseIpNumber('1.0.0.1')!)).toBeNull();
   });
 
   it('splits the comma-separated config value', () => {

@@ -3,37 +3,40 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   formatIPv6,
-  formatIp,
+  formatIpNumber,
   type ParsedIp,
-  parseIp,
+  parseIpNumber,
   parsePrefix,
   prefixOf,
 } from '../../../../src/providers/ip/ip-number.js';
 
 const MAX = 0xffffffff;
 
-describe('parseIp', () => {
+describe('parseIpNumber', () => {
   it('parses IPv4 to a uint32 and IPv6 to four uint32 words', () => {
-    expect(parseIp('0.0.0.0')).toEqual({ version: 4, v4: 0 });
-    expect(parseIp('255.255.255.255')).toEqual({ version: 4, v4: 0xffffffff });
-    expect(parseIp('172.224.226.1')).toEqual({
+    expect(parseIpNumber('0.0.0.0')).toEqual({ version: 4, v4: 0 });
+    expect(parseIpNumber('255.255.255.255')).toEqual({ version: 4, v4: 0xffffffff });
+    expect(parseIpNumber('172.224.226.1')).toEqual({
       version: 4,
       v4: 172 * 2 ** 24 + 224 * 2 ** 16 + 226 * 2 ** 8 + 1,
     });
-    expect(parseIp('2a02:26f7:c700:4000::1')).toEqual({ version: 6, w: [0x2a0226f7, 0xc7004000, 0, 1] });
-    expect(parseIp('::')).toEqual({ version: 6, w: [0, 0, 0, 0] });
-    expect(parseIp('ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff')).toEqual({
+    expect(parseIpNumber('2a02:26f7:c700:4000::1')).toEqual({
+      version: 6,
+      w: [0x2a0226f7, 0xc7004000, 0, 1],
+    });
+    expect(parseIpNumber('::')).toEqual({ version: 6, w: [0, 0, 0, 0] });
+    expect(parseIpNumber('ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff')).toEqual({
       version: 6,
       w: [MAX, MAX, MAX, MAX],
     });
-    expect(parseIp('64:ff9b::192.0.2.33')).toEqual({ version: 6, w: [0x0064ff9b, 0, 0, 0xc0000221] });
+    expect(parseIpNumber('64:ff9b::192.0.2.33')).toEqual({ version: 6, w: [0x0064ff9b, 0, 0, 0xc0000221] });
   });
 
   it('turns an IPv4-mapped address (what dual-stack sockets report) into the IPv4 address', () => {
-    expect(parseIp('::ffff:8.8.8.8')).toEqual(parseIp('8.8.8.8'));
-    expect(parseIp('::ffff:808:808')).toEqual(parseIp('8.8.8.8'));
+    expect(parseIpNumber('::ffff:8.8.8.8')).toEqual(parseIpNumber('8.8.8.8'));
+    expect(parseIpNumber('::ffff:808:808')).toEqual(parseIpNumber('8.8.8.8'));
     // Not mapped: IPv4-compatible (::/96) and NAT64 stay IPv6.
-    expect(parseIp('::8.8.8.8')?.version).toBe(6);
+    expect(parseIpNumber('::8.8.8.8')?.version).toBe(6);
   });
 
   it.each([
@@ -58,7 +61,7 @@ describe('parseIp', () => {
     '::ffff:1.2.3.04',
     'example.com',
   ])('refuses %j', (text) => {
-    expect(parseIp(text)).toBeUndefined();
+    expect(parseIpNumber(text)).toBeUndefined();
   });
 
   it('accepts exactly what node:net accepts (zone ids aside), property-checked', () => {
@@ -69,7 +72,7 @@ describe('parseIp', () => {
       .map((parts) => parts.join(''));
     fc.assert(
       fc.property(fc.oneof(fc.ipV4(), fc.ipV6(), fc.ipV4Extended(), ipv6Like, fc.string()), (text) => {
-        const ours = parseIp(text) !== undefined;
+        const ours = parseIpNumber(text) !== undefined;
         const node = isIP(text) !== 0 && !text.includes('%');
         expect(ours).toBe(node);
       }),
@@ -80,7 +83,7 @@ describe('parseIp', () => {
 
 describe('formatting', () => {
   it('writes RFC 5952 canonical IPv6', () => {
-    const f = (t: string) => formatIp(parseIp(t)!);
+    const f = (t: string) => formatIpNumber(parseIpNumber(t)!);
     expect(f('2001:0DB8:0000:0000:0000:0000:0000:0001')).toBe('2001:db8::1');
     expect(f('2001:db8:0:0:1:0:0:1')).toBe('2001:db8::1:0:0:1'); // the first of two equal runs (§4.2.3)
     expect(f('2001:db8:0:1:1:1:1:1')).toBe('2001:db8:0:1:1:1:1:1'); // a single zero group stays (§4.2.2)
@@ -93,8 +96,8 @@ describe('formatting', () => {
   it('round-trips every address node:net accepts', () => {
     fc.assert(
       fc.property(fc.oneof(fc.ipV4(), fc.ipV6()), (text) => {
-        const parsed = parseIp(text)!;
-        expect(parseIp(formatIp(parsed))).toEqual(parsed);
+        const parsed = parseIpNumber(text)!;
+        expect(parseIpNumber(formatIpNumber(parsed))).toEqual(parsed);
       }),
       { numRuns: 2000 },
     );
@@ -102,7 +105,7 @@ describe('formatting', () => {
 });
 
 /** The uint32 of a dotted quad. */
-const v4 = (text: string) => (parseIp(text) as { v4: number }).v4;
+const v4 = (text: string) => (parseIpNumber(text) as { v4: number }).v4;
 
 describe('prefixes', () => {
   it('gives the first and last address of a CIDR', () => {
@@ -140,11 +143,11 @@ describe('prefixes', () => {
   });
 
   it('rebuilds the prefix text holding an address', () => {
-    const ip = parseIp('2a02:26f7:c700:4000:1234::5') as ParsedIp;
+    const ip = parseIpNumber('2a02:26f7:c700:4000:1234::5') as ParsedIp;
     expect(prefixOf(ip, 64)).toBe('2a02:26f7:c700:4000::/64');
     expect(prefixOf(ip, 0)).toBe('::/0');
     expect(prefixOf(ip, 128)).toBe('2a02:26f7:c700:4000:1234::5/128');
-    expect(prefixOf(parseIp('172.224.226.45')!, 27)).toBe('172.224.226.32/27');
-    expect(prefixOf(parseIp('172.224.226.45')!, 32)).toBe('172.224.226.45/32');
+    expect(prefixOf(parseIpNumber('172.224.226.45')!, 27)).toBe('172.224.226.32/27');
+    expect(prefixOf(parseIpNumber('172.224.226.45')!, 32)).toBe('172.224.226.45/32');
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CachedLoader } from '../../../../src/cache/cached.js';
 import { MemoryCache } from '../../../../src/cache/memory.js';
-import { AppError } from '../../../../src/errors.js';
+import { AppError, type ProviderAttempt, ProviderError } from '../../../../src/errors.js';
 import {
   ACCURACY_NOTE,
   countryOf,
@@ -20,8 +20,6 @@ import {
 import type { ParsedIp } from '../../../../src/providers/ip/ip-number.js';
 import type { RelayListStatus, RelayVerdict } from '../../../../src/providers/ip/relay-lists.js';
 import { ProviderRegistry } from '../../../../src/providers/registry.js';
-import type { ProviderAttempt } from '../../../../src/providers/types.js';
-import { ProviderError } from '../../../../src/providers/types.js';
 
 const LONDON: GeoLocation = {
   country_code: 'GB',

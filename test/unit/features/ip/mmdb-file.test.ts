@@ -10,7 +10,12 @@ import { join } from 'node:path';
 import { Reader } from 'mmdb-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BlockFile } from '../../../../src/providers/ip/block-file.js';
-import { formatIp, type ParsedIp, parseIp, parsePrefix } from '../../../../src/providers/ip/ip-number.js';
+import {
+  formatIpNumber,
+  type ParsedIp,
+  parseIpNumber,
+  parsePrefix,
+} from '../../../../src/providers/ip/ip-number.js';
 import { MmdbDecoder, MmdbFormatError } from '../../../../src/providers/ip/mmdb-data.js';
 import { MmdbFile } from '../../../../src/providers/ip/mmdb-file.js';
 import { MAX128, seeded, toBig, toWords } from '../../../samples.js';
@@ -154,8 +159,8 @@ function expectSameAsMmdbLib(bytes: Buffer, ips: ParsedIp[]): void {
       });
       for (const ip of ips) {
         if (ip.version === 6 && metadata.ipVersion === 4) continue;
-        expect(reader.getWithPrefixLength(ip), formatIp(ip)).toStrictEqual(
-          reference.getWithPrefixLength(formatIp(ip)),
+        expect(reader.getWithPrefixLength(ip), formatIpNumber(ip)).toStrictEqual(
+          reference.getWithPrefixLength(formatIpNumber(ip)),
         );
       }
     }
@@ -184,10 +189,13 @@ describe('MmdbFile against mmdb-lib', () => {
           buildMmdb(networks(ipVersion), { ipVersion, databaseType: 't', pointers: 'minimal' }),
         ),
       );
-      expect(reader.getWithPrefixLength(parseIp('1.0.0.200')!)).toStrictEqual([EVERYTHING_DECODED, 24]);
-      expect(reader.getWithPrefixLength(parseIp('8.8.8.8')!)).toStrictEqual(['a bare string record', 32]);
-      expect(reader.getWithPrefixLength(parseIp('8.8.8.9')!)).toStrictEqual([null, 32]);
-      const [london] = reader.getWithPrefixLength(parseIp('81.2.71.1')!);
+      expect(reader.getWithPrefixLength(parseIpNumber('1.0.0.200')!)).toStrictEqual([EVERYTHING_DECODED, 24]);
+      expect(reader.getWithPrefixLength(parseIpNumber('8.8.8.8')!)).toStrictEqual([
+        'a bare string record',
+        32,
+      ]);
+      expect(reader.getWithPrefixLength(parseIpNumber('8.8.8.9')!)).toStrictEqual([null, 32]);
+      const [london] = reader.getWithPrefixLength(parseIpNumber('81.2.71.1')!);
       expect(london).toStrictEqual({
         city: 'London',
         country_code: 'GB',
@@ -196,7 +204,7 @@ describe('MmdbFile against mmdb-lib', () => {
         names: { en: 'London', de: 'London' },
       });
       if (ipVersion === 6) {
-        expect(reader.getWithPrefixLength(parseIp('2001:db8:1:2::3')!)).toStrictEqual([
+        expect(reader.getWithPrefixLength(parseIpNumber('2001:db8:1:2::3')!)).toStrictEqual([
           { ...EVERYTHING_DECODED, extra: london },
           48,
         ]);
@@ -226,13 +234,13 @@ describe('MmdbFile against mmdb-lib', () => {
       });
       expectSameAsMmdbLib(bytes, probes(nets, 4, 50));
       const reader = new MmdbFile(BlockFile.fromBuffer(bytes));
-      expect(reader.getWithPrefixLength(parseIp('13.1.2.3')!)[0]).toStrictEqual({
+      expect(reader.getWithPrefixLength(parseIpNumber('13.1.2.3')!)[0]).toStrictEqual({
         a: 'early string',
         b: 'after 2 KiB',
         c: 'after 514 KiB',
         d: { deep: 1 },
       });
-      expect(reader.getWithPrefixLength(parseIp('14.1.2.3')!)[0]).toStrictEqual({
+      expect(reader.getWithPrefixLength(parseIpNumber('14.1.2.3')!)[0]).toStrictEqual({
         again: shared,
         l: [1, 2, 3],
         k: 'early string',
@@ -252,14 +260,14 @@ describe('MmdbFile against mmdb-lib', () => {
     const reference = new Reader(bytes);
     const reader = MmdbFile.open(onDisk(bytes));
     for (const text of ['64.1.2.3', '193.1.2.3', '20.0.0.1', '200.0.0.1']) {
-      const ip = parseIp(text)!;
+      const ip = parseIpNumber(text)!;
       const [record, prefix] = reader.getWithPrefixLength(ip);
       const [want, wantPrefix] = reference.getWithPrefixLength(text);
       expect(prefix, text).toBe(wantPrefix);
       expect(record, text).toStrictEqual(want);
     }
-    expect(reader.getWithPrefixLength(parseIp('64.1.2.3')!)[0]).toMatchObject({ city: 'Left' });
-    expect(reader.getWithPrefixLength(parseIp('193.1.2.3')!)[0]).toMatchObject({ city: 'Right' });
+    expect(reader.getWithPrefixLength(parseIpNumber('64.1.2.3')!)[0]).toMatchObject({ city: 'Left' });
+    expect(reader.getWithPrefixLength(parseIpNumber('193.1.2.3')!)[0]).toMatchObject({ city: 'Right' });
     reader.close();
   });
 
@@ -269,24 +277,23 @@ describe('MmdbFile against mmdb-lib', () => {
       databaseType: 't',
     });
     expectSameAsMmdbLib(none, probes([], 6, 50));
-    expect(new MmdbFile(BlockFile.fromBuffer(none)).getWithPrefixLength(parseIp('1.2.3.4')!)).toEqual([
+    expect(new MmdbFile(BlockFile.fromBuffer(none)).getWithPrefixLength(parseIpNumber('1.2.3.4')!)).toEqual([
       null,
       0,
     ]);
     // A network above ::/96 covers every IPv4 address: mmdb-lib says prefix 0 (the IPv4 space is all of it).
     const covered = buildMmdb([{ cidr: '::/64', data: 'low' }], { ipVersion: 6, databaseType: 't' });
     expectSameAsMmdbLib(covered, probes([], 6, 50));
-    expect(new MmdbFile(BlockFile.fromBuffer(covered)).getWithPrefixLength(parseIp('1.2.3.4')!)).toEqual([
-      'low',
-      0,
-    ]);
+    expect(
+      new MmdbFile(BlockFile.fromBuffer(covered)).getWithPrefixLength(parseIpNumber('1.2.3.4')!),
+    ).toEqual(['low', 0]);
   });
 
   it('refuses an IPv6 address in an IPv4 tree', () => {
     const reader = new MmdbFile(
       BlockFile.fromBuffer(buildMmdb(networks(4), { ipVersion: 4, databaseType: 't' })),
     );
-    expect(() => reader.getWithPrefixLength(parseIp('5102:4500::1')!)).toThrow(RangeError);
+    expect(() => reader.getWithPrefixLength(parseIpNumber('5102:4500::1')!)).toThrow(RangeError);
   });
 });
 
@@ -315,7 +322,7 @@ describe('MmdbFile refuses what is not an MMDB 2.x database', () => {
     // Node 0's left record (0.0.0.0/1 → node 1…): point it far past the data.
     bytes.writeUIntBE(0xfffff0, 0, 3);
     const reader = new MmdbFile(BlockFile.fromBuffer(bytes));
-    expect(() => reader.getWithPrefixLength(parseIp('1.2.3.4')!)).toThrow(/outside the data section/);
+    expect(() => reader.getWithPrefixLength(parseIpNumber('1.2.3.4')!)).toThrow(/outside the data section/);
   });
 });
 

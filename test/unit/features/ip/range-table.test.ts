@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseIp, parsePrefix, type Words } from '../../../../src/providers/ip/ip-number.js';
+import { parseIpNumber, parsePrefix, type Words } from '../../../../src/providers/ip/ip-number.js';
 import { NO_MATCH, RangeTableBuilder } from '../../../../src/providers/ip/range-table.js';
 
-const v4 = (text: string) => (parseIp(text) as { v4: number }).v4;
+const v4 = (text: string) => (parseIpNumber(text) as { v4: number }).v4;
 const MAX64 = 0xffffffffffffffffn;
 const MAX128 = (1n << 128n) - 1n;
 /** A 128-bit address (a test-only BigInt) as the table's four uint32 words. */
@@ -23,16 +23,16 @@ function tableOf(prefixes: string[]) {
 describe('RangeTable', () => {
   it('matches the first and last address of a range and nothing one outside', () => {
     const table = tableOf(['172.224.226.0/27', '172.224.226.32/31', '2a02:26f7:c700:4000::/64']);
-    expect(table.find(parseIp('172.224.226.0')!)).toBe(0);
-    expect(table.find(parseIp('172.224.226.31')!)).toBe(0);
-    expect(table.find(parseIp('172.224.226.32')!)).toBe(1);
-    expect(table.find(parseIp('172.224.226.33')!)).toBe(1);
-    expect(table.find(parseIp('172.224.226.34')!)).toBe(NO_MATCH);
-    expect(table.find(parseIp('172.224.225.255')!)).toBe(NO_MATCH);
-    expect(table.find(parseIp('2a02:26f7:c700:4000::')!)).toBe(2);
-    expect(table.find(parseIp('2a02:26f7:c700:4000:ffff:ffff:ffff:ffff')!)).toBe(2);
-    expect(table.find(parseIp('2a02:26f7:c700:3fff:ffff:ffff:ffff:ffff')!)).toBe(NO_MATCH);
-    expect(table.find(parseIp('2a02:26f7:c700:4001::')!)).toBe(NO_MATCH);
+    expect(table.find(parseIpNumber('172.224.226.0')!)).toBe(0);
+    expect(table.find(parseIpNumber('172.224.226.31')!)).toBe(0);
+    expect(table.find(parseIpNumber('172.224.226.32')!)).toBe(1);
+    expect(table.find(parseIpNumber('172.224.226.33')!)).toBe(1);
+    expect(table.find(parseIpNumber('172.224.226.34')!)).toBe(NO_MATCH);
+    expect(table.find(parseIpNumber('172.224.225.255')!)).toBe(NO_MATCH);
+    expect(table.find(parseIpNumber('2a02:26f7:c700:4000::')!)).toBe(2);
+    expect(table.find(parseIpNumber('2a02:26f7:c700:4000:ffff:ffff:ffff:ffff')!)).toBe(2);
+    expect(table.find(parseIpNumber('2a02:26f7:c700:3fff:ffff:ffff:ffff:ffff')!)).toBe(NO_MATCH);
+    expect(table.find(parseIpNumber('2a02:26f7:c700:4001::')!)).toBe(NO_MATCH);
   });
 
   it('covers the edges of the address spaces', () => {
@@ -73,25 +73,25 @@ describe('RangeTable', () => {
       '10.0.1.0/24',
     ]);
     expect(table.overlaps).toBe(0);
-    expect(table.find(parseIp('10.0.0.7')!)).toBe(1);
-    expect(table.find(parseIp('10.0.1.7')!)).toBe(4);
-    expect(table.find(parseIp('10.0.2.7')!)).toBe(0);
-    expect(table.find(parseIp('2001:db8:1::9')!)).toBe(3);
-    expect(table.find(parseIp('2001:db8:2::9')!)).toBe(2);
+    expect(table.find(parseIpNumber('10.0.0.7')!)).toBe(1);
+    expect(table.find(parseIpNumber('10.0.1.7')!)).toBe(4);
+    expect(table.find(parseIpNumber('10.0.2.7')!)).toBe(0);
+    expect(table.find(parseIpNumber('2001:db8:1::9')!)).toBe(3);
+    expect(table.find(parseIpNumber('2001:db8:2::9')!)).toBe(2);
   });
 
   it('resolves nested prefixes by longest match (RFC 8805 §3) and counts the overlaps', () => {
     const table = tableOf(['10.0.0.0/8', '10.1.0.0/16', '10.1.2.0/24', '2001:db8::/32', '2001:db8:5::/48']);
     expect(table.overlaps).toBe(3);
-    expect(table.find(parseIp('10.0.0.1')!)).toBe(0);
-    expect(table.find(parseIp('10.1.0.1')!)).toBe(1);
-    expect(table.find(parseIp('10.1.2.1')!)).toBe(2);
-    expect(table.find(parseIp('10.1.3.1')!)).toBe(1);
-    expect(table.find(parseIp('10.2.0.1')!)).toBe(0);
-    expect(table.find(parseIp('10.255.255.255')!)).toBe(0);
-    expect(table.find(parseIp('2001:db8:5::1')!)).toBe(4);
-    expect(table.find(parseIp('2001:db8:6::1')!)).toBe(3);
-    expect(table.find(parseIp('2001:db8:4:ffff::1')!)).toBe(3);
+    expect(table.find(parseIpNumber('10.0.0.1')!)).toBe(0);
+    expect(table.find(parseIpNumber('10.1.0.1')!)).toBe(1);
+    expect(table.find(parseIpNumber('10.1.2.1')!)).toBe(2);
+    expect(table.find(parseIpNumber('10.1.3.1')!)).toBe(1);
+    expect(table.find(parseIpNumber('10.2.0.1')!)).toBe(0);
+    expect(table.find(parseIpNumber('10.255.255.255')!)).toBe(0);
+    expect(table.find(parseIpNumber('2001:db8:5::1')!)).toBe(4);
+    expect(table.find(parseIpNumber('2001:db8:6::1')!)).toBe(3);
+    expect(table.find(parseIpNumber('2001:db8:4:ffff::1')!)).toBe(3);
   });
 
   it('resolves a partial overlap in favour of the later-starting range', () => {
@@ -125,7 +125,7 @@ describe('RangeTable', () => {
       // The exact capacity hands the builder's own storage to the table: writing to it must be refused.
       expect(() => builder.addV4(0, 0, 0)).toThrow(/after build/);
       expect(() => builder.build()).toThrow(/after build/);
-      return { segments: table.segments, found: probes.map((ip) => table.find(parseIp(ip)!)) };
+      return { segments: table.segments, found: probes.map((ip) => table.find(parseIpNumber(ip)!)) };
     };
     const expected = answers(undefined);
     expect(expected.found).toEqual([0, 1, NO_MATCH, 2, 3, 4, NO_MATCH]);

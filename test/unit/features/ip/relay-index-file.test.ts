@@ -9,7 +9,12 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BlockFile } from '../../../../src/providers/ip/block-file.js';
-import { formatIp, type ParsedIp, parseIp, parsePrefix } from '../../../../src/providers/ip/ip-number.js';
+import {
+  formatIpNumber,
+  type ParsedIp,
+  parseIpNumber,
+  parsePrefix,
+} from '../../../../src/providers/ip/ip-number.js';
 import { parseExitList, parseGeofeed, type RelayIndex } from '../../../../src/providers/ip/relay-index.js';
 import {
   encodeRelayIndex,
@@ -79,7 +84,7 @@ function expectSameAnswers(index: RelayIndex, file: RelayIndexFile, ips: ParsedI
   for (const ip of ips) {
     const expected = index.lookup(ip);
     if (expected) hits++;
-    expect(file.lookup(ip), formatIp(ip)).toStrictEqual(expected);
+    expect(file.lookup(ip), formatIpNumber(ip)).toStrictEqual(expected);
   }
   return hits;
 }
@@ -100,26 +105,26 @@ describe('the relay index file format', () => {
     }
     // The answers written out, so the comparison cannot be vacuous.
     const feed = fileOf(parseGeofeed(FEED));
-    expect(feed.lookup(parseIp('198.51.100.17')!)?.prefix).toBe('198.51.100.16/28');
-    expect(feed.lookup(parseIp('198.51.100.32')!)?.prefix).toBe('198.51.100.0/24');
-    expect(feed.lookup(parseIp('198.51.100.200')!)).toEqual({
+    expect(feed.lookup(parseIpNumber('198.51.100.17')!)?.prefix).toBe('198.51.100.16/28');
+    expect(feed.lookup(parseIpNumber('198.51.100.32')!)?.prefix).toBe('198.51.100.0/24');
+    expect(feed.lookup(parseIpNumber('198.51.100.200')!)).toEqual({
       prefix: '198.51.100.192/26',
       egress_region: { country: 'US', region: 'US-CA', city: 'San Jose, Alviso' },
     });
-    expect(feed.lookup(parseIp('2001:db8:1::1')!)?.egress_region).toEqual({
+    expect(feed.lookup(parseIpNumber('2001:db8:1::1')!)?.egress_region).toEqual({
       country: null,
       region: null,
       city: null,
     });
     const apple = fileOf(parseGeofeed(APPLE));
-    expect(apple.lookup(parseIp('2a02:26f7:c700:4000:ffff:ffff:ffff:ffff')!)).toEqual({
+    expect(apple.lookup(parseIpNumber('2a02:26f7:c700:4000:ffff:ffff:ffff:ffff')!)).toEqual({
       prefix: '2a02:26f7:c700:4000::/64',
       egress_region: { country: 'MO', region: null, city: 'Macau' },
     });
-    expect(apple.lookup(parseIp('172.224.242.0')!)).toBeUndefined();
-    expect(Object.isFrozen(apple.lookup(parseIp('172.224.226.0')!)?.egress_region)).toBe(true);
+    expect(apple.lookup(parseIpNumber('172.224.242.0')!)).toBeUndefined();
+    expect(Object.isFrozen(apple.lookup(parseIpNumber('172.224.226.0')!)?.egress_region)).toBe(true);
     const tor = fileOf(parseExitList(TOR));
-    expect(tor.lookup(parseIp('185.220.101.18')!)).toEqual({
+    expect(tor.lookup(parseIpNumber('185.220.101.18')!)).toEqual({
       prefix: '185.220.101.18/32',
       egress_region: null,
     });
@@ -130,13 +135,13 @@ describe('the relay index file format', () => {
       .tuple(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 0, max: 32 }))
       .map(([n, bits]) => {
         const size = 2 ** (32 - bits);
-        return `${formatIp({ version: 4, v4: n - (n % size) })}/${bits}`;
+        return `${formatIpNumber({ version: 4, v4: n - (n % size) })}/${bits}`;
       });
     const v6 = fc
       .tuple(fc.bigInt({ min: 0n, max: MAX128 }), fc.integer({ min: 0, max: 128 }))
       .map(([n, bits]) => {
         const start = (n >> BigInt(128 - bits)) << BigInt(128 - bits);
-        return `${formatIp({ version: 6, w: toWords(start) })}/${bits}`;
+        return `${formatIpNumber({ version: 6, w: toWords(start) })}/${bits}`;
       });
     const tail = fc.constantFrom(
       'US,US-NY,New York,',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { forEachLine, ListFormatError, splitCsvLine } from '../../../../src/providers/ip/csv.js';
-import { parseIp } from '../../../../src/providers/ip/ip-number.js';
+import { parseIpNumber } from '../../../../src/providers/ip/ip-number.js';
 import { parseExitList, parseGeofeed } from '../../../../src/providers/ip/relay-index.js';
 import { fixtureText } from '../../../fakes/https-upstream.js';
 
@@ -8,7 +8,8 @@ const APPLE = fixtureText('relay/egress-ip-ranges.excerpt.csv');
 const TOR = fixtureText('relay/tor-torbulkexitlist.txt');
 const FEED = fixtureText('ip/geofeed-mixed.csv');
 
-const lookup = (index: ReturnType<typeof parseGeofeed>['index'], ip: string) => index.lookup(parseIp(ip)!);
+const lookup = (index: ReturnType<typeof parseGeofeed>['index'], ip: string) =>
+  index.lookup(parseIpNumber(ip)!);
 
 describe('CSV reading', () => {
   it('splits LF and CRLF lines alike, keeping empty lines for the caller to skip', () => {
@@ -111,19 +112,19 @@ describe('parseExitList (Tor bulk exit list)', () => {
     const lines = TOR.split('\n').filter((l) => l.trim() !== '');
     expect(report.skipped).toBe(0);
     expect(report.entries).toBe(lines.length);
-    expect(index.lookup(parseIp('185.220.101.18')!)).toEqual({
+    expect(index.lookup(parseIpNumber('185.220.101.18')!)).toEqual({
       prefix: '185.220.101.18/32',
       egress_region: null,
     });
-    expect(index.lookup(parseIp('93.95.230.253')!)?.prefix).toBe('93.95.230.253/32');
-    expect(index.lookup(parseIp('93.95.230.252')!)).toBeUndefined();
-    expect(index.lookup(parseIp('93.95.230.254')!)).toBeUndefined();
+    expect(index.lookup(parseIpNumber('93.95.230.253')!)?.prefix).toBe('93.95.230.253/32');
+    expect(index.lookup(parseIpNumber('93.95.230.252')!)).toBeUndefined();
+    expect(index.lookup(parseIpNumber('93.95.230.254')!)).toBeUndefined();
   });
 
   it('skips blank and # lines, reads IPv6 exits, refuses CIDRs and garbage', () => {
     const { index, report } = parseExitList('# comment\n\n192.0.2.5\r\n2001:db8::5\n');
     expect(report.entries).toBe(2);
-    expect(index.lookup(parseIp('2001:db8::5')!)?.prefix).toBe('2001:db8::5/128');
+    expect(index.lookup(parseIpNumber('2001:db8::5')!)?.prefix).toBe('2001:db8::5/128');
     expect(() =>
       parseExitList('ExitNode 0011BD2485AD45D984EC4159C88FC066E5E3300E\nPublished 2024-03-12\n'),
     ).toThrow(ListFormatError);

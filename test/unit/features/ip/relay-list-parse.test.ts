@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticGeofeed } from '../../../../bench/synthetic-geofeed.js';
 import { BlockFile } from '../../../../src/providers/ip/block-file.js';
 import { ListFormatError } from '../../../../src/providers/ip/csv.js';
-import { type ParsedIp, parseIp } from '../../../../src/providers/ip/ip-number.js';
+import { type ParsedIp, parseIpNumber } from '../../../../src/providers/ip/ip-number.js';
 import { parseExitList, parseGeofeed, type RelayHit } from '../../../../src/providers/ip/relay-index.js';
 import { RelayIndexFile } from '../../../../src/providers/ip/relay-index-file.js';
 import {
@@ -92,7 +92,7 @@ const EXCERPT_PROBES = [
   '93.95.230.254',
   '8.8.8.8',
   '::1',
-].map((ip) => parseIp(ip)!);
+].map((ip) => parseIpNumber(ip)!);
 
 describe('relay lists parsed in a worker thread', () => {
   const synthetic = syntheticGeofeed(290_000);
@@ -178,7 +178,7 @@ describe('relay lists parsed in a worker thread', () => {
     });
     expect(other.origin).toBe('written');
     expect(other.path).not.toBe(first.path);
-    expect(other.data.lookup(parseIp('192.0.2.1')!)?.prefix).toBe('192.0.2.0/24');
+    expect(other.data.lookup(parseIpNumber('192.0.2.1')!)?.prefix).toBe('192.0.2.0/24');
     expect(readdirSync(dir)).toHaveLength(2);
     for (const p of [first, second, other]) p.data.close();
     expect(descriptorsUnder(dir)).toEqual([]);
@@ -241,7 +241,7 @@ describe('relay lists parsed in a worker thread', () => {
     const inMemory = new RelayIndexFile(
       BlockFile.fromBuffer(Buffer.from(index.buffer, index.byteOffset, index.byteLength)),
     );
-    expect(inMemory.lookup(parseIp('172.224.226.1')!)?.prefix).toBe('172.224.226.0/27');
+    expect(inMemory.lookup(parseIpNumber('172.224.226.1')!)?.prefix).toBe('172.224.226.0/27');
   });
 
   it('falls back to an index in memory when the directory cannot be written', async () => {

@@ -4,7 +4,7 @@
  * naming it), never a crash of the request.
  */
 import { describe, expect, it } from 'vitest';
-import { parseIp } from '../../../../src/providers/ip/ip-number.js';
+import { parseIpNumber } from '../../../../src/providers/ip/ip-number.js';
 import type { ListSource } from '../../../../src/providers/ip/list-source.js';
 import type { RelayIndexFile } from '../../../../src/providers/ip/relay-index-file.js';
 import { RelayLists } from '../../../../src/providers/ip/relay-lists.js';
@@ -31,7 +31,7 @@ describe('RelayLists', () => {
         }),
       },
     ]);
-    const ip = parseIp('198.51.100.1')!;
+    const ip = parseIpNumber('198.51.100.1')!;
     expect(lists.classify(ip)).toBeUndefined();
     expect(lists.attempts()).toEqual([
       {

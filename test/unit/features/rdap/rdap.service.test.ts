@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { CachedLoader } from '../../../../src/cache/cached.js';
 import { MemoryCache } from '../../../../src/cache/memory.js';
-import { AppError } from '../../../../src/errors.js';
+import { AppError, ProviderError } from '../../../../src/errors.js';
 import {
   lookupRdap,
   RDAP_NOT_FOUND_TTL_SECONDS,
@@ -22,7 +22,7 @@ import type {
   RdapSource,
 } from '../../../../src/providers/rdap/index.js';
 import { ProviderRegistry } from '../../../../src/providers/registry.js';
-import { ProviderError, type ProviderInfo } from '../../../../src/providers/types.js';
+import type { ProviderInfo } from '../../../../src/providers/types.js';
 import { rejectionOf } from '../../../expect-error.js';
 import { fixture } from '../../../fakes/https-upstream.js';
 

@@ -5,6 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../../../src/config/index.js';
+import { ProviderError } from '../../../../src/errors.js';
 import { providerCatalog } from '../../../../src/providers/catalog.js';
 import {
   CertspotterProvider,
@@ -12,7 +13,6 @@ import {
   issuancesUrl,
 } from '../../../../src/providers/ct/certspotter.js';
 import { HttpClient } from '../../../../src/providers/http-client.js';
-import { ProviderError } from '../../../../src/providers/types.js';
 import { rejectionOf } from '../../../expect-error.js';
 import {
   type FakeRequest,

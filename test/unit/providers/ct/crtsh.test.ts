@@ -7,6 +7,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../../../src/config/index.js';
+import { ProviderError } from '../../../../src/errors.js';
+import { USER_AGENT } from '../../../../src/net/user-agent.js';
 import { providerCatalog } from '../../../../src/providers/catalog.js';
 import {
   CRTSH_RESULT_LIMIT,
@@ -17,8 +19,7 @@ import {
   parseCrtshRows,
   searchUrl,
 } from '../../../../src/providers/ct/crtsh.js';
-import { HttpClient, USER_AGENT } from '../../../../src/providers/http-client.js';
-import { ProviderError } from '../../../../src/providers/types.js';
+import { HttpClient } from '../../../../src/providers/http-client.js';
 import { rejectionOf } from '../../../expect-error.js';
 import {
   CRTSH_DEADLINE,

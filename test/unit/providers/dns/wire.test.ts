@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as packet from 'dns-packet';
 import { describe, expect, it } from 'vitest';
+import { ProviderError } from '../../../../src/errors.js';
 import {
   answersQuestion,
   assertAnswer,
@@ -9,7 +10,6 @@ import {
   encodeQuery,
   expectAnswer,
 } from '../../../../src/providers/dns/wire.js';
-import { ProviderError } from '../../../../src/providers/types.js';
 
 const FIXTURES = new URL('../../../fixtures/dns/', import.meta.url);
 

@@ -3,6 +3,7 @@
  * more than the limit in any span of one period (the property rdap.org's
  * sliding count needs), and a refusal spends nothing.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AggregatorBudget } from '../../../../src/providers/rdap/aggregator-budget.js';
 
@@ -48,5 +49,29 @@ describe('AggregatorBudget', () => {
     clock.now = T0 + 20_000;
     for (let i = 0; i < 10; i++) expect(await b.take()).toBeUndefined();
     expect(await b.take()).toBe(T0 + 40_000);
+  });
+
+  it('grants exactly when both windows have room, and names when the full ones close, for any arrivals', async () => {
+    // The rule written out: a request is granted when both of its windows hold fewer than
+    // the limit, and then counted in both; a refusal changes nothing that matters.
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat({ max: 3_000 }), { maxLength: 120 }), async (pauses) => {
+        const { b, clock } = budget(4, 5);
+        const counts = new Map<string, number>();
+        for (const pause of pauses) {
+          clock.now += pause;
+          const windows = [0, 5_000].map((offset, series) => {
+            const index = Math.floor((clock.now - offset) / 10_000);
+            return { key: `${series}:${index}`, end: index * 10_000 + offset + 10_000 };
+          });
+          const full = windows.filter((w) => (counts.get(w.key) ?? 0) >= 4);
+          const expected = full.length === 0 ? undefined : Math.max(...full.map((w) => w.end));
+          if (expected === undefined)
+            for (const w of windows) counts.set(w.key, (counts.get(w.key) ?? 0) + 1);
+          expect(await b.take()).toBe(expected);
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });

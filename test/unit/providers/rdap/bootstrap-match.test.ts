@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { ProviderError } from '../../../../src/errors.js';
 import {
   indexBootstrap,
   objectUrl,
   preferredBaseUrls,
 } from '../../../../src/providers/rdap/bootstrap-match.js';
-import { ProviderError } from '../../../../src/providers/types.js';
 import { fixture } from '../../../fakes/https-upstream.js';
 
 const dns = indexBootstrap('dns', fixture('rdap/bootstrap/dns.json'));

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ProviderError } from '../../../../src/errors.js';
 import {
   BOOTSTRAP_RETRY_MS,
   BOOTSTRAP_TTL_MS,
@@ -8,7 +9,7 @@ import {
 import type { HopSender } from '../../../../src/providers/rdap/rdap-fetch.js';
 import { RdapFetcher } from '../../../../src/providers/rdap/rdap-fetch.js';
 import { RetryAfterGate } from '../../../../src/providers/rdap/retry-after.js';
-import { ProviderError, type ProviderInfo } from '../../../../src/providers/types.js';
+import type { ProviderInfo } from '../../../../src/providers/types.js';
 
 const FILE = { publication: 'p1', services: [[['test'], ['https://reg.example/rdap/']]] };
 

@@ -4,7 +4,7 @@
  * 429 + Retry-After, outbound-safety refusals, the Accept header.
  */
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../../src/errors.js';
+import { AppError, ProviderError } from '../../../../src/errors.js';
 import {
   type HopRequest,
   type HopResponse,
@@ -14,7 +14,6 @@ import {
   RdapFetcher,
 } from '../../../../src/providers/rdap/rdap-fetch.js';
 import { RetryAfterGate } from '../../../../src/providers/rdap/retry-after.js';
-import { ProviderError } from '../../../../src/providers/types.js';
 import { rejectionOf } from '../../../expect-error.js';
 
 type Script = Record<string, HopResponse | (() => never)>;

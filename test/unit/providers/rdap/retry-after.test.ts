@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { ProviderError } from '../../../../src/errors.js';
 import { parseRetryAfter } from '../../../../src/providers/http-client.js';
 import { MAX_RETRY_AFTER_SECONDS, RetryAfterGate } from '../../../../src/providers/rdap/retry-after.js';
-import { ProviderError } from '../../../../src/providers/types.js';
 
 describe('parseRetryAfter (RFC 9110 §10.2.3)', () => {
   const now = Date.parse('2024-07-29T12:00:00Z');

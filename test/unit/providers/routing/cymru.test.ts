@@ -1,6 +1,6 @@
 /** Team Cymru's DNS interface: query names, TXT parsing, most-specific route, failures. */
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../../src/errors.js';
+import { AppError, ProviderError } from '../../../../src/errors.js';
 import type { DnsAnswer } from '../../../../src/providers/dns/types.js';
 import {
   CymruRouting,
@@ -9,7 +9,7 @@ import {
   parseOriginTxt,
   type TxtResolver,
 } from '../../../../src/providers/routing/cymru.js';
-import { ProviderError, type ProviderInfo } from '../../../../src/providers/types.js';
+import type { ProviderInfo } from '../../../../src/providers/types.js';
 
 const info: ProviderInfo = {
   id: 'cymru',

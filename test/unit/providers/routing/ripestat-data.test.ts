@@ -1,7 +1,7 @@
 /** The shared RIPEstat envelope: URL with sourceapp, status and data_call_status checks. */
 import { describe, expect, it } from 'vitest';
+import { ProviderError } from '../../../../src/errors.js';
 import { checkRipestatEnvelope, ripestatDataUrl } from '../../../../src/providers/ripestat-data.js';
-import { ProviderError } from '../../../../src/providers/types.js';
 import { thrownBy } from '../../../expect-error.js';
 import { fixture } from '../../../fakes/https-upstream.js';
 

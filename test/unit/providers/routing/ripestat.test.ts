@@ -1,11 +1,11 @@
 /** RIPEstat routing answers, read from the real samples in test/fixtures/ripestat/. */
 import { describe, expect, it } from 'vitest';
+import { ProviderError } from '../../../../src/errors.js';
 import {
   asNumber,
   parsePrefixOverview,
   parseRoutingStatus,
 } from '../../../../src/providers/routing/ripestat.js';
-import { ProviderError } from '../../../../src/providers/types.js';
 import { fixture } from '../../../fakes/https-upstream.js';
 
 const data = (name: string) => (fixture(`ripestat/${name}.json`) as { data: Record<string, unknown> }).data;

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { serializeList } from 'structured-headers';
 import { describe, expect, it } from 'vitest';
-import { rateLimitItem } from '../../../src/plugins/rate-limit.js';
+import { rateLimitItem } from '../../../src/rate-limit/client-limits.js';
 
 describe('RateLimit header members', () => {
   it('equal structured-headers serialization', () => {
