@@ -17,11 +17,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { errorResponses } from '../api-schema.js';
 import type { Clock } from '../cache/types.js';
 import { AppError } from '../errors.js';
-import { sessionFromCookies } from '../features/challenge/cookie.js';
-import { errorResponses } from '../features/shared.schema.js';
 import { isAllowedByCidrs } from '../net/address.js';
+import { sessionFromCookies } from '../session/cookie.js';
 import { type RouteFacts, routeFactsOf } from './request-checks.js';
 
 declare module 'fastify' {

@@ -17,7 +17,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError, tooManyRequests } from '../errors.js';
-import type { ClientLimits, Verdict as Admission } from '../rate-limit/client-limits.js';
+import type { Verdict as Admission, ClientLimits } from '../rate-limit/client-limits.js';
 import type { ChallengeGate } from './challenge-gate.js';
 import { clientIp } from './client-address.js';
 import type { ConnectionGuard } from './connection-guard.js';
