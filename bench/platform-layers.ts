@@ -11,9 +11,9 @@
 import { openSync } from 'node:fs';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { accessLog, createLogger, lazyChildLogger, lineBatches } from '../src/logger.js';
+import { ChallengeGate } from '../src/plugins/challenge-gate.js';
 import { clientIp } from '../src/plugins/client-address.js';
 import compression from '../src/plugins/compression.js';
-import { ChallengeGate } from '../src/plugins/challenge-gate.js';
 import { ConnectionGuard } from '../src/plugins/connection-guard.js';
 import errorsPlugin from '../src/plugins/errors.js';
 import httpHeaders from '../src/plugins/http-headers.js';
