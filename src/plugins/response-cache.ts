@@ -297,10 +297,11 @@ export class ResponseCache {
       answer: id,
       size: ENTRY_BYTES + key.length + body.length + headers.reduce((sum, h) => sum + h.length, 0),
     });
-    if (this.#replays.has(key)) {
-      if (answer === undefined) this.#answers.set(id, { payload: body, keys: new Set([key]) });
-      else answer.keys.add(key);
-    }
+    if (!this.#replays.has(key)) return;
+    // Looked up again: replacing this key's earlier replay may have emptied and dropped its group.
+    const group = this.#answers.get(id);
+    if (group === undefined) this.#answers.set(id, { payload: body, keys: new Set([key]) });
+    else group.keys.add(key);
   }
 }
 
