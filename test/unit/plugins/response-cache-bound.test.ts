@@ -174,6 +174,18 @@ describe('spellings of one answer', () => {
   });
 });
 
+describe('spellings of one answer, kept again', () => {
+  it('a spelling kept a second time is still counted with its answer', () => {
+    const answers = new ResponseCache(deps);
+    const url = (target: string) => `/api/dns?target=${target}&type=A`;
+    keep(answers, url('a.test'), '{"b":2}');
+    keep(answers, url('a.test'), '{"b":2}');
+    for (const target of ['A.test', 'a.TEST', 'A.TEST', 'a.Test']) keep(answers, url(target), '{"b":2}');
+    expect(answers.holdings().entries).toBe(4);
+    expect(replayed(answers, url('a.Test'))).toBeUndefined();
+  });
+});
+
 describe('what a replay follows', () => {
   it('keeps nothing whose Vary names a header it does not reduce; Accept-Encoding and Cookie are kept', () => {
     const answers = new ResponseCache(deps);
