@@ -5,7 +5,7 @@
  * zero-work API route: plus the rate limiter, its headers and CORS; a cached
  * provider-backed route through the chain; cached /api/dns itself, and a cached
  * /api/spf against a bare route serving its larger body). A cached answer asked
- * again is a replay, answered before Fastify routes it (plugins/cached-answers.ts),
+ * again is a replay, answered before Fastify routes it (plugins/response-cache.ts),
  * so the cached rows measure that path. The in-process rows log nothing (a silent
  * logger): they show the app's own work. Last, the app as an operator runs it:
  * `node dist/server.js` as its own process with LOG_LEVEL=info (one access-log
@@ -28,7 +28,7 @@ import { Type } from 'typebox';
 import { build } from '../scripts/build.js';
 import { buildApp } from '../src/app.js';
 import { testConfig } from '../src/config/index.js';
-import { answer } from '../src/plugins/cached-answers.js';
+import { answer } from '../src/plugins/response-cache.js';
 import type { Provider, ProviderInfo } from '../src/providers/types.js';
 import { startFakeDnsServer } from '../test/fakes/dns-server.js';
 import { redisBinary, startRedis } from '../test/fakes/redis.js';

@@ -8,7 +8,8 @@
  * bundled geolocation data; once /readyz
  * answers and the data has opened, read RSS (VmRSS, /proc/PID/status); send
  * 1 000 mixed requests (DNS, e-mail security, ip-geo for distinct addresses,
- * my-ip, ip-privacy, providers, the OpenAPI document, the site, health), ten at
+ * my-ip, ip-privacy, RDAP, certificate history, providers, the OpenAPI document,
+ * the site, health), ten at
  * a time; read RSS at once, and again after 15 s idle (V8 shrinks its young
  * generation when allocation stops: both figures are real, the first is the
  * one a memory limit must allow).
@@ -29,12 +30,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startCrtsh } from '../test/fakes/crtsh.js';
 import { startFakeDnsServer } from '../test/fakes/dns-server.js';
-import { startFakeUpstream } from '../test/fakes/https-upstream.js';
+import { fixture, startFakeUpstream } from '../test/fakes/https-upstream.js';
 import { redisBinary, startRedis } from '../test/fakes/redis.js';
 import { getTestPki } from '../test/fakes/test-ca.js';
 import { type NetdiagProcess, startNetdiag } from '../test/scale/netdiag-process.js';
-import { sharedFixtureText } from '../test/shared-data.js';
+import { sharedFixture, sharedFixtureText } from '../test/shared-data.js';
 import { syntheticGeofeed } from './synthetic-geofeed.js';
 
 const REQUESTS = 1_000;
@@ -87,6 +89,8 @@ function mixedPaths(count: number): string[] {
     '/api/email-security?domain=example.test',
     '/api/my-ip',
     '/api/ip-privacy?ip=172.224.0.1',
+    '/api/rdap?target=google.com',
+    '/api/certificates?domain=example.com',
     '/api/providers',
     '/openapi.json',
     '/',
@@ -216,11 +220,26 @@ async function main(): Promise<void> {
     // The real list, from ../shared (test/shared-data.ts).
     routes: { '/torbulkexitlist': { body: sharedFixtureText('relay/tor-torbulkexitlist.txt') } },
   });
+  const rdap = await startFakeUpstream({
+    routes: {
+      '/domain/google.com': {
+        headers: { 'content-type': 'application/rdap+json' },
+        json: sharedFixture('rdap/verisign-com-domain-google.com.json'),
+      },
+    },
+    handler: () => ({ status: 404, headers: { 'content-type': 'application/rdap+json' }, json: {} }),
+  });
+  const crtsh = await startCrtsh({
+    answers: { 'example.com': fixture('ct/crtsh-scenario-example.com.json') as unknown[] },
+  });
   const env = (extra: Record<string, string> = {}): Record<string, string> => ({
     NODE_EXTRA_CA_CERTS: pki.caFile,
     DNS_RESOLVERS: dns.udp,
     RELAY_RANGES_FILE: relayFile,
     TOR_EXIT_LIST_URL: `${lists.url}/torbulkexitlist`,
+    RDAP_AGGREGATOR_URL: rdap.url,
+    RDAP_BOOTSTRAP_URL: `${rdap.url}/bootstrap`,
+    CRTSH_URL: crtsh.url,
     LIST_CACHE_DIR: `${ROOT}.tmp/bench-lists`,
     RATE_LIMIT_GENERAL: '1000000/60',
     RATE_LIMIT_EXPENSIVE: '1000000/60',
@@ -258,7 +277,7 @@ async function main(): Promise<void> {
   }
   const compiled = await startupMs('node', env());
   const source = await startupMs('tsx', env());
-  await Promise.all([dns.close(), lists.close()]);
+  await Promise.all([dns.close(), lists.close(), rdap.close(), crtsh.close()]);
 
   const memory = [
     '| process | RSS MB after start | after 1 000 mixed requests | after 15 s idle | requests |',

@@ -11,14 +11,17 @@
 import { openSync } from 'node:fs';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { accessLog, createLogger, lazyChildLogger, lineBatches } from '../src/logger.js';
+import { ChallengeGate } from '../src/plugins/challenge-gate.js';
 import { clientIp } from '../src/plugins/client-address.js';
 import compression from '../src/plugins/compression.js';
-import connectionGuard from '../src/plugins/connection-guard.js';
+import { ConnectionGuard } from '../src/plugins/connection-guard.js';
 import errorsPlugin from '../src/plugins/errors.js';
 import httpHeaders from '../src/plugins/http-headers.js';
-import loadShedding from '../src/plugins/load-shedding.js';
+import { LoadMonitor } from '../src/plugins/load-shedding.js';
 import metricsPlugin, { Metrics } from '../src/plugins/metrics.js';
-import rateLimit from '../src/plugins/rate-limit.js';
+import requestChecksPlugin, { RequestPipeline, requestChecks } from '../src/plugins/request-checks.js';
+import { ClientLimits } from '../src/rate-limit/client-limits.js';
+import { MemoryStore } from '../src/rate-limit/memory-store.js';
 import { listen, type Measured, measure, medianRow, table } from './lib.js';
 
 const seconds = Number(process.argv[2] ?? 3);
@@ -40,14 +43,25 @@ const steps = [
   'bare Fastify, the body as a string',
   '+ logger (lazy request child) and request id',
   '+ errors plugin',
-  '+ connection guard',
   '+ response headers hook',
   '+ compression (body under its threshold)',
   '+ metrics',
   '+ access-log line at info (stdout batched per turn, to /dev/null)',
-  '+ load shedding',
-  '+ rate limiter (in process) and its headers',
+  '+ the request checks (connection cap, Host, load shedding, rate limit in process, gate off)',
 ] as const;
+
+/** The app's request checks as buildApp wires them, in process, with a budget no run spends. */
+function pipeline(): RequestPipeline {
+  const budget = { points: 1e9, seconds: 60 };
+  return new RequestPipeline(
+    requestChecks({
+      connections: new ConnectionGuard({ maxPerAddress: 64, trusted: () => false }),
+      load: new LoadMonitor(1000),
+      limits: new ClientLimits({ general: budget, expensive: budget, store: new MemoryStore() }),
+      gate: new ChallengeGate({ active: false, sessionSecret: 'x', clock: Date.now, exemptCidrs: [] }),
+    }),
+  );
+}
 
 async function appWith(layers: number): Promise<FastifyInstance> {
   // The production logger and destination (a turn's lines written together), on /dev/null.
@@ -62,22 +76,17 @@ async function appWith(layers: number): Promise<FastifyInstance> {
         })
       : Fastify({ logger: false });
   if (layers >= 2) await app.register(errorsPlugin, {});
-  if (layers >= 3) await app.register(connectionGuard, { maxPerAddress: 64, trusted: () => false });
-  if (layers >= 4) await app.register(httpHeaders);
-  if (layers >= 5) await app.register(compression);
-  if (layers >= 6) await app.register(metricsPlugin, { metrics: new Metrics() });
-  if (layers >= 7) {
+  if (layers >= 3) await app.register(httpHeaders);
+  if (layers >= 4) await app.register(compression);
+  if (layers >= 5) await app.register(metricsPlugin, { metrics: new Metrics() });
+  if (layers >= 6) {
     const access = accessLog(app.log);
     app.addHook('onResponse', (request, reply, done) => {
       access(request.id, request.method, request.url, reply.statusCode, reply.elapsedTime, clientIp(request));
       done();
     });
   }
-  if (layers >= 8) await app.register(loadShedding, { maxEventLoopDelayMs: 1000 });
-  if (layers >= 9) {
-    const budget = { points: 1e9, seconds: 60 };
-    await app.register(rateLimit, { general: budget, expensive: budget });
-  }
+  if (layers >= 7) await app.register(requestChecksPlugin, { pipeline: pipeline() });
   app.get('/api/bench', async (_request, reply) => reply.type('application/json; charset=utf-8').send(body));
   return app;
 }

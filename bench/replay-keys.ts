@@ -1,7 +1,7 @@
 /**
  * npm run bench -- replay-keys [spellings]: what 20 000 long distinct spellings of one
  * cached question leave in the process (issue 29 F5). The replays of cached answers
- * (plugins/cached-answers.ts) are bounded; this shows the bound holds for what a caller
+ * (plugins/response-cache.ts) are bounded; this shows the bound holds for what a caller
  * controls: the URL (an unknown query parameter still hits the cache) and Accept-Encoding.
  *
  * Each kind of spelling in a process of its own, run under `node --expose-gc` so a full

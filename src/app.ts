@@ -3,7 +3,7 @@
  * registered. It never listens: server.ts does, and tests use inject() or
  * listen on port 0 themselves.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import { Ajv } from 'ajv';
 import formats from 'ajv-formats';
 import Fastify, {
@@ -17,11 +17,10 @@ import { type Config, challengeActive } from './config/index.js';
 import { type AppContext, type AppDeps, createContext } from './context.js';
 import { features } from './features/index.js';
 import { accessLog, createLogger, lazyChildLogger, requestIdOf } from './logger.js';
-import cachedAnswers, { CachedAnswers } from './plugins/cached-answers.js';
-import challengeGate from './plugins/challenge-gate.js';
+import challengeGatePlugin, { ChallengeGate } from './plugins/challenge-gate.js';
 import { clientIp, trustRule } from './plugins/client-address.js';
 import compression from './plugins/compression.js';
-import connectionGuard from './plugins/connection-guard.js';
+import { ConnectionGuard } from './plugins/connection-guard.js';
 import errorsPlugin, {
   BODY_LIMIT,
   expectationFailed,
@@ -30,12 +29,19 @@ import errorsPlugin, {
   writeRawError,
 } from './plugins/errors.js';
 import httpHeaders from './plugins/http-headers.js';
-import loadShedding from './plugins/load-shedding.js';
+import { LoadMonitor } from './plugins/load-shedding.js';
 import metricsPlugin from './plugins/metrics.js';
 import openapi from './plugins/openapi.js';
-import rateLimit from './plugins/rate-limit.js';
+import rateLimitPlugin from './plugins/rate-limit.js';
+import requestChecksPlugin, {
+  type CheckedRequest,
+  RequestPipeline,
+  requestChecks,
+} from './plugins/request-checks.js';
+import responseCachePlugin, { ResponseCache } from './plugins/response-cache.js';
 import strictJson from './plugins/strict-json.js';
 import { providerPlugins } from './providers/plugins.js';
+import { ClientLimits } from './rate-limit/client-limits.js';
 
 export interface RouteEntry {
   method: string;
@@ -51,6 +57,8 @@ export interface BuildOptions extends AppDeps {
   logger?: Logger;
   /** Event-loop sampling interval for load shedding (tests shorten it). */
   loadSampleIntervalMs?: number;
+  /** Told of each request check as it runs, by name (tests prove that both paths run every one). */
+  observeCheck?: (check: string, request: IncomingMessage) => void;
 }
 
 declare module 'fastify' {
@@ -109,9 +117,49 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // One rule for every reader of the client address, Fastify's request.ip included.
   const trust = config.trustProxy === false ? undefined : trustRule(config.trustProxy);
   const access = accessLog(logger as FastifyBaseLogger);
-  const answers = new CachedAnswers({
+  // What every request is checked against, built before the server so both paths get it whole.
+  const connections = new ConnectionGuard({
+    maxPerAddress: config.maxConnectionsPerIp,
+    trusted: (address) => trust?.(address, 0) === true,
+    onRefused: () => ctx.metrics.connectionsRefused.inc(),
+  });
+  const load = new LoadMonitor(config.loadShedEventLoopDelayMs, opts.loadSampleIntervalMs);
+  const limits = new ClientLimits({
+    general: config.rateLimitGeneral,
+    expensive: config.rateLimitExpensive,
+    store: ctx.rateLimitStore,
+  });
+  const gate = new ChallengeGate({
+    active: challengeActive(config),
+    sessionSecret: config.sessionSecret,
+    clock: ctx.clock,
+    exemptCidrs: config.challengeExemptCidrs,
+  });
+  const onRateLimited = (group: string) => ctx.metrics.rateLimited.inc({ group });
+  const checks = requestChecks({
+    connections,
+    load,
+    limits,
+    gate,
+    onShed: () => ctx.metrics.shed.inc(),
+    onRateLimited,
+  });
+  const { observeCheck } = opts;
+  const pipeline = new RequestPipeline(
+    observeCheck === undefined
+      ? checks
+      : checks.map((check) => ({
+          name: check.name,
+          run: (request: CheckedRequest) => {
+            observeCheck(check.name, request.raw);
+            return check.run(request);
+          },
+        })),
+  );
+  const replays = new ResponseCache({
     clock: ctx.clock,
     trust,
+    pipeline,
     access,
     recordRequest: (route, method, status, seconds) =>
       ctx.metrics.recordRequest(route, method, status, seconds),
@@ -121,19 +169,20 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     loggerInstance: logger as FastifyBaseLogger,
     trustProxy: trust ?? false,
     // The server Fastify would create (lib/server.js, its HTTP/1 branch), with a listener that
-    // answers replays of cached answers before routing (plugins/cached-answers.ts) and hands
-    // Fastify everything else.
+    // answers replays of cached answers before routing (plugins/response-cache.ts, after the
+    // same request checks as Fastify's hook) and hands Fastify everything else.
     serverFactory: (handler) => {
       const server = createServer(
         {
           headersTimeout: config.requestTimeoutMs,
           // Node checks the two timeouts this often (default 30 s, which would double a 30 s budget).
           connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
-          // Node answers a missing Host with an empty 400 of its own; plugins/connection-guard.ts answers JSON.
+          // Node answers a missing Host with an empty 400 of its own; the host-header check answers JSON.
           requireHostHeader: false,
         },
-        answers.listener(handler),
+        replays.listener(handler),
       );
+      connections.watch(server);
       // A client has REQUEST_TIMEOUT_MS to send its whole request, headers and body: a body
       // announced and never sent, or trickled, must not hold a socket (JSON 408, clientError below).
       server.requestTimeout = config.requestTimeoutMs;
@@ -195,39 +244,23 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
 
   app.decorate('ctx', ctx);
-  app.addHook('onClose', async () => ctx.close());
+  app.addHook('onClose', async () => {
+    load.close();
+    await ctx.close();
+  });
 
   await app.register(errorsPlugin, { onInternalError: () => ctx.metrics.internalErrors.inc() });
-  await app.register(connectionGuard, {
-    maxPerAddress: config.maxConnectionsPerIp,
-    trusted: (address) => trust?.(address, 0) === true,
-    onRefused: () => ctx.metrics.connectionsRefused.inc(),
-  });
+  // The one onRequest hook: the request checks, in their order (plugins/request-checks.ts).
+  await app.register(requestChecksPlugin, { pipeline });
   await app.register(strictJson);
   await app.register(httpHeaders);
   // Before every static-file plugin (the site, /docs), as @fastify/compress requires.
   await app.register(compression);
   await app.register(metricsPlugin, { metrics: ctx.metrics });
-  await app.register(loadShedding, {
-    maxEventLoopDelayMs: config.loadShedEventLoopDelayMs,
-    sampleIntervalMs: opts.loadSampleIntervalMs,
-    onShed: () => ctx.metrics.shed.inc(),
-  });
-  await app.register(rateLimit, {
-    general: config.rateLimitGeneral,
-    expensive: config.rateLimitExpensive,
-    store: ctx.rateLimitStore,
-    onReject: (group) => ctx.metrics.rateLimited.inc({ group }),
-  });
-  // After the limiter, in the same onRequest phase: a 429 takes precedence over the 403.
-  await app.register(challengeGate, {
-    active: challengeActive(config),
-    sessionSecret: config.sessionSecret,
-    clock: ctx.clock,
-    exemptCidrs: config.challengeExemptCidrs,
-  });
+  await app.register(rateLimitPlugin, { limits, onReject: onRateLimited });
+  await app.register(challengeGatePlugin, { gate });
   // Last of the plugins that set headers in onSend: it keeps what they produced.
-  await app.register(cachedAnswers, { answers });
+  await app.register(responseCachePlugin, { cache: replays });
   await app.register(openapi);
 
   // The provider families first (each decorates the instance and owns its lifecycle), then the routes that read them.

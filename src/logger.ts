@@ -74,7 +74,7 @@ class LineBatch implements pino.DestinationStream {
     cb?.();
   }
 
-  /** The turn's lines, written now (also on exit and through pino.final). */
+  /** The turn's lines, written now (also at the end of the turn, and on exit). */
   flushSync(): void {
     this.#scheduled = false;
     if (this.#pending === '') return;
@@ -84,16 +84,16 @@ class LineBatch implements pino.DestinationStream {
   }
 }
 
-/**
- * Fastify gives every request a child logger bound to its reqId, ~0.6 µs each, though most
- * requests log nothing through it: their one access-log line is written by accessLog().
- * This child is created on first use, so a request that logs nothing else never pays for it;
- * what it logs is what the eager child would have logged. A class, not closures: nothing is
- * allocated per request but the object itself.
- */
 /** A log call's arguments as given (an object and/or a message and its format arguments). */
 type LogArgs = [obj: unknown, msg?: string, ...args: unknown[]];
 
+/**
+ * Fastify gives every request a child logger bound to its reqId, though most requests log
+ * nothing through it: their one access-log line is written by accessLog(). This child is
+ * created on first use, so a request that logs nothing else never pays for it (the cost is in
+ * docs/performance.md); what it logs is what the eager child would have logged. A class, not
+ * closures: nothing is allocated per request but the object itself.
+ */
 class LazyChildLogger implements FastifyBaseLogger {
   readonly #parent: FastifyBaseLogger;
   readonly #bindings: pino.Bindings;
@@ -177,10 +177,10 @@ export type AccessLog = (
 
 /**
  * The one access-log line per request, for every path that answers one (Fastify's
- * onResponse hook in app.ts, and plugins/cached-answers.ts): written through the app's
+ * onResponse hook in app.ts, and plugins/response-cache.ts): written through the app's
  * logger without redaction. The line holds only fields the app builds itself (method, URL,
  * status, time, address, request id), none of which a redaction path names, and
- * redaction's path matching doubles the cost of every line (2.8 → 5.5 µs, bench/hot-path.ts).
+ * redaction's path matching doubles the cost of every line (docs/performance.md).
  */
 export function accessLog(logger: FastifyBaseLogger): AccessLog {
   const access = logger.child({}, { redact: [] });

@@ -6,8 +6,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { errorResponses } from '../src/api-schema.js';
 import { ProviderError } from '../src/errors.js';
-import { errorResponses } from '../src/features/shared.schema.js';
 import type { Provider, ProviderInfo } from '../src/providers/types.js';
 
 export class ProbeProvider implements Provider {

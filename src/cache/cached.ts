@@ -20,7 +20,7 @@ export interface Freshness {
   /**
    * Epoch milliseconds at which the cache entry holding the value expires (a hit's entry, or
    * the one a load just stored); 0 when no entry holds it. A hit's answer may be replayed
-   * until then (plugins/cached-answers.ts), its max-age counted down from it.
+   * until then (plugins/response-cache.ts), its max-age counted down from it.
    */
   expiresAt: number;
 }

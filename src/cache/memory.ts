@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { frozenCopy } from './frozen.js';
 import type { Cache, CacheEntry, Clock } from './types.js';
 
 export interface MemoryCacheOptions {
@@ -11,7 +12,9 @@ export interface MemoryCacheOptions {
 /**
  * In-process cache, bounded by entry count and by bytes so one huge CT history
  * cannot crowd out thousands of DNS answers. Expiry is checked against the
- * injected clock (tests move time instead of sleeping).
+ * injected clock (tests move time instead of sleeping). What it stores is a
+ * frozen copy of the value (cache/frozen.ts), and that copy is what every hit
+ * gets: the same object each time, which no caller can change.
  */
 export class MemoryCache implements Cache {
   readonly kind = 'memory' as const;
@@ -39,9 +42,15 @@ export class MemoryCache implements Cache {
 
   async set<T>(key: string, value: T, ttlSeconds: number): Promise<void> {
     if (!(ttlSeconds > 0)) return;
-    // Stored as a detached copy so a caller mutating its result cannot alter the cache.
-    const copy = structuredClone(value);
-    this.#lru.set(key, { value: copy, expiresAt: this.#clock() + ttlSeconds * 1000 });
+    this.keep(key, { value: frozenCopy(value), expiresAt: this.#clock() + ttlSeconds * 1000 });
+  }
+
+  /**
+   * Holds an entry that is already frozen and shared with no one (tiered.ts: a value just
+   * parsed from Redis) until its own expiry, without copying it again.
+   */
+  keep(key: string, entry: CacheEntry): void {
+    if (entry.expiresAt > this.#clock()) this.#lru.set(key, entry);
   }
 
   async delete(key: string): Promise<void> {

@@ -4,10 +4,9 @@
  * lately, so a popular answer costs no Redis round trip once it is here (the rate limit's
  * is then a hit's only one). An entry is immutable until it expires and nothing is ever
  * invalidated early, so a copy held here until the same `expiresAt` answers exactly as
- * Redis would. The in-process tier also hands back the same object on every hit, which
- * lets a route reuse its serialized body (reply.sendShared) instead of parsing Redis's
- * JSON and serializing it again per request.
+ * Redis would. Like the in-process cache, what a hit gets is frozen (cache/frozen.ts).
  */
+import { deepFreeze } from './frozen.js';
 import { MemoryCache } from './memory.js';
 import type { Cache, CacheEntry, Clock } from './types.js';
 
@@ -32,9 +31,11 @@ export class TieredCache implements Cache {
     if (near !== undefined) return near;
     const shared = await this.#shared.get<T>(key);
     if (shared === undefined) return undefined;
-    // Kept until the same instant Redis drops it.
-    await this.#near.set(key, shared.value, (shared.expiresAt - this.#clock()) / 1000);
-    return (await this.#near.get<T>(key)) ?? shared;
+    // Parsed from Redis's JSON just now, so no one else holds it: frozen in place, kept until
+    // the same instant Redis drops it.
+    const entry = { value: deepFreeze(shared.value), expiresAt: shared.expiresAt };
+    this.#near.keep(key, entry);
+    return entry;
   }
 
   async set<T>(key: string, value: T, ttlSeconds: number): Promise<void> {

@@ -11,35 +11,24 @@
  * /openapi.json, /docs, health, metrics) are never gated, nor are unknown
  * routes, which answer 404 without doing any work.
  *
- * Registered right after the rate limiter so its onRequest hook runs second:
- * a 429 wins over the 403, and an unverified flood is counted (and stopped)
- * before anything else happens.
+ * The rule is applied by the challenge-gate check (plugins/request-checks.ts),
+ * after the rate limit: a 429 wins over the 403, and an unverified flood is
+ * counted (and stopped) before anything else happens.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { errorResponses } from '../api-schema.js';
 import type { Clock } from '../cache/types.js';
 import { AppError } from '../errors.js';
-import { sessionFromCookies } from '../features/challenge/cookie.js';
-import { errorResponses } from '../features/shared.schema.js';
 import { isAllowedByCidrs } from '../net/address.js';
-import { clientIp } from './client-address.js';
+import { sessionFromCookies } from '../session/cookie.js';
+import { type RouteFacts, routeFactsOf } from './request-checks.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Needs no lookup session even when challenge protection is active. */
     passive?: boolean;
   }
-  interface FastifyInstance {
-    /** The gate's rule, for answers given before Fastify routes a request (plugins/cached-answers.ts). */
-    challengeGate: ChallengeGate;
-  }
-}
-
-export interface ChallengeGate {
-  /** Whether this deployment asks this route's callers for a session (false when protection is off). */
-  gated(request: FastifyRequest): boolean;
-  /** Whether a caller with this address and Cookie header may use a gated route. */
-  admits(ip: string, cookie: string | undefined): boolean;
 }
 
 export interface ChallengeGateOptions {
@@ -50,6 +39,33 @@ export interface ChallengeGateOptions {
   exemptCidrs: readonly string[];
 }
 
+/** The gate's rule; the challenge-gate check (plugins/request-checks.ts) applies it. */
+export class ChallengeGate {
+  readonly #opts: ChallengeGateOptions;
+
+  constructor(opts: ChallengeGateOptions) {
+    this.#opts = opts;
+  }
+
+  /** Whether this deployment asks this route's callers for a session (never when protection is off). */
+  gated(route: RouteFacts): boolean {
+    return this.#opts.active && route.matched && route.path.startsWith('/api/') && !route.passive;
+  }
+
+  /** Whether a caller with this address and Cookie header may use a gated route. */
+  admits(ip: string, cookie: string | undefined): boolean {
+    const { exemptCidrs, sessionSecret, clock } = this.#opts;
+    return (
+      (exemptCidrs.length > 0 && isAllowedByCidrs(ip, exemptCidrs)) ||
+      sessionFromCookies(cookie, sessionSecret, clock()) !== undefined
+    );
+  }
+
+  refusal(): AppError {
+    return challengeRequired();
+  }
+}
+
 export function challengeRequired(): AppError {
   return new AppError(
     403,
@@ -58,7 +74,8 @@ export function challengeRequired(): AppError {
   );
 }
 
-async function challengeGatePlugin(app: FastifyInstance, opts: ChallengeGateOptions): Promise<void> {
+/** What the gate means for the contract and for caches: the 403 documented, gated answers private. */
+async function challengeGatePlugin(app: FastifyInstance, opts: { gate: ChallengeGate }): Promise<void> {
   // Every gated route documents its 403 in /openapi.json, whether or not this
   // deployment has protection on: the contract is the same for every deployment.
   // Fastify lets onRoute adjust a route's options before it is built.
@@ -70,28 +87,10 @@ async function challengeGatePlugin(app: FastifyInstance, opts: ChallengeGateOpti
     route.schema = { ...route.schema, response: { ...response, ...errorResponses(403) } };
   });
 
-  // Inactive protection adds no request hook: nothing to check, nothing to pay per request.
-  if (!opts.active) {
-    app.decorate('challengeGate', { gated: () => false, admits: () => true } satisfies ChallengeGate);
-    return;
-  }
-  // The matched route's template, not request.url: the router decodes the path,
-  // so /%61pi/dns reaches /api/dns while its raw URL does not start with /api/.
-  const gated = (request: FastifyRequest) => {
-    const route = request.routeOptions.url;
-    return route?.startsWith('/api/') === true && request.routeOptions.config.passive !== true;
-  };
-  const admits = (ip: string, cookie: string | undefined) =>
-    (opts.exemptCidrs.length > 0 && isAllowedByCidrs(ip, opts.exemptCidrs)) ||
-    sessionFromCookies(cookie, opts.sessionSecret, opts.clock()) !== undefined;
-  app.decorate('challengeGate', { gated, admits } satisfies ChallengeGate);
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    if (gated(request) && !admits(clientIp(request), request.headers.cookie)) throw challengeRequired();
-  });
   // A gated answer went only to a session holder: a shared cache (a CDN, a corporate proxy)
   // must not hand it to a client without one, so it may be kept by the browser alone.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (gated(request)) {
+    if (opts.gate.gated(routeFactsOf(request))) {
       const policy = reply.getHeader('cache-control');
       if (typeof policy === 'string' && policy.startsWith('public')) {
         reply.header('cache-control', `private${policy.slice('public'.length)}`);
@@ -103,4 +102,4 @@ async function challengeGatePlugin(app: FastifyInstance, opts: ChallengeGateOpti
   });
 }
 
-export default fp(challengeGatePlugin, { name: 'challenge-gate', dependencies: ['rate-limit'] });
+export default fp(challengeGatePlugin, { name: 'challenge-gate' });

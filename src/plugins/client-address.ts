@@ -66,7 +66,7 @@ export function clientIp(request: FastifyRequest): string {
 }
 
 /**
- * clientIp() for a request Fastify has not seen (plugins/cached-answers.ts answers some
+ * clientIp() for a request Fastify has not seen (plugins/response-cache.ts answers some
  * before it routes them): the address Fastify's request.ip would give under the same rule
  * (app.ts hands Fastify this trustRule), made canonical the same way.
  */

@@ -51,7 +51,7 @@ const negotiate = (
  * any form, means none; otherwise Accept-Encoding lower-cased, `*` and `x-gzip` read as
  * gzip, negotiated against ENCODINGS; no header, or nothing acceptable, means none.
  * Whatever the header's spelling or length, the answer is one of three values: what a
- * cached answer's replay is keyed on (plugins/cached-answers.ts).
+ * cached answer's replay is keyed on (plugins/response-cache.ts).
  */
 export function responseEncoding(headers: IncomingHttpHeaders): ResponseEncoding {
   if (headers['x-no-compression'] !== undefined) return 'identity';

@@ -23,6 +23,19 @@ const PUBLIC_CORS = {
   'access-control-expose-headers': 'x-service-cache, retry-after, ratelimit, ratelimit-policy, x-request-id',
 } as const;
 
+/**
+ * The headers this plugin writes whose value differs per request although the answer is the
+ * same: a replay of a cached answer (plugins/response-cache.ts) writes each afresh from what
+ * was stored and the request at hand.
+ */
+export const PER_REQUEST_HEADERS: Readonly<
+  Record<string, (stored: string, request: { id: string; maxAge: number }) => string>
+> = {
+  'x-request-id': (_stored, request) => request.id,
+  // max-age counted down to the entry's expiry, as a cache read does (`public` or `private`).
+  'cache-control': (stored, request) => stored.replace(/max-age=\d+$/, `max-age=${request.maxAge}`),
+};
+
 async function httpHeadersPlugin(app: FastifyInstance): Promise<void> {
   app.decorateReply('cacheable', function (this: FastifyReply, cache: Pick<Freshness, 'hit' | 'maxAge'>) {
     this.header('x-service-cache', cache.hit ? 'HIT' : 'MISS');

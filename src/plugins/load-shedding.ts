@@ -1,40 +1,58 @@
 /**
- * Load shedding (@fastify/under-pressure): when the event loop is saturated a
- * request is answered 503 with Retry-After at once, which a client and a load
- * balancer can act on, instead of queueing until it times out. Liveness and
- * readiness keep answering, and metrics have a listener of their own, so
+ * Load shedding: when the event loop is saturated a request is answered 503 with
+ * Retry-After at once, which a client and a load balancer can act on, instead of
+ * queueing until it times out (the check in plugins/request-checks.ts). Liveness
+ * and readiness keep answering, and metrics have a listener of their own, so
  * operators can see what is going on.
+ *
+ * The delay is the mean of Node's own event-loop delay histogram
+ * (perf_hooks.monitorEventLoopDelay) over each sampling interval, less the
+ * histogram's resolution, as @fastify/under-pressure measures it; that plugin is
+ * not used because it answers from a request hook of its own, and the service's
+ * checks run from one list.
  */
-import underPressure from '@fastify/under-pressure';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import fp from 'fastify-plugin';
+import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import { AppError } from '../errors.js';
 
-const ALWAYS_SERVED = new Set(['/healthz', '/readyz']);
+/** Paths answered however loaded the process is. */
+export const ALWAYS_SERVED: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
 const RETRY_AFTER_SECONDS = 5;
+const RESOLUTION_MS = 10;
 
-export interface LoadSheddingOptions {
-  /** Mean event-loop delay in ms past which requests are shed; 0 disables. */
-  maxEventLoopDelayMs: number;
-  /** How often the delay is sampled; tests shorten it. */
-  sampleIntervalMs?: number;
-  onShed?: () => void;
+export class LoadMonitor {
+  readonly #maxDelayMs: number;
+  readonly #histogram: IntervalHistogram | undefined;
+  readonly #timer: NodeJS.Timeout | undefined;
+  #delayMs = 0;
+
+  /** `maxDelayMs` 0: never overloaded, nothing sampled. */
+  constructor(maxDelayMs: number, sampleIntervalMs = 1000) {
+    this.#maxDelayMs = maxDelayMs;
+    if (maxDelayMs <= 0) return;
+    const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+    histogram.enable();
+    this.#histogram = histogram;
+    this.#timer = setInterval(() => {
+      // No sample at all in an interval means the loop never came round to take one.
+      const mean = histogram.mean / 1e6 - RESOLUTION_MS;
+      this.#delayMs = Number.isNaN(mean) ? Number.POSITIVE_INFINITY : Math.max(0, mean);
+      histogram.reset();
+    }, sampleIntervalMs);
+    this.#timer.unref();
+  }
+
+  overloaded(): boolean {
+    return this.#maxDelayMs > 0 && this.#delayMs > this.#maxDelayMs;
+  }
+
+  close(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#histogram?.disable();
+  }
 }
 
-async function loadSheddingPlugin(app: FastifyInstance, opts: LoadSheddingOptions): Promise<void> {
-  if (opts.maxEventLoopDelayMs <= 0) return;
-  await app.register(underPressure, {
-    maxEventLoopDelay: opts.maxEventLoopDelayMs,
-    sampleInterval: opts.sampleIntervalMs ?? 1000,
-    retryAfter: RETRY_AFTER_SECONDS,
-    pressureHandler: async (request: FastifyRequest) => {
-      if (ALWAYS_SERVED.has(request.routeOptions.url ?? '')) return;
-      opts.onShed?.();
-      throw new AppError(503, 'unavailable', 'the service is overloaded; retry shortly', {
-        headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
-      });
-    },
+export function overloaded(): AppError {
+  return new AppError(503, 'unavailable', 'the service is overloaded; retry shortly', {
+    headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
   });
 }
-
-export default fp(loadSheddingPlugin, { name: 'load-shedding' });

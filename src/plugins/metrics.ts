@@ -77,7 +77,7 @@ export class Metrics {
 
   /**
    * Records one answered request, from the onResponse hook or a replayed cached answer
-   * (cached-answers.ts): netdiag_http_requests_total{route,method,status} and
+   * (response-cache.ts): netdiag_http_requests_total{route,method,status} and
    * netdiag_http_request_duration_seconds{route,method}. `route` is the route template,
    * never the raw URL, so the series stay few. No label handles are kept per label set:
    * prom-client's handles key their labels again on every call, and measured no faster

@@ -1,24 +1,21 @@
 /**
- * The per-client limits (rate-limit/client-limits.ts) on Fastify: which budgets a route
- * counts against (/api/* the general one; routes with `config: { expensive: true }` the
- * expensive one as well), counted in onRequest, with the RateLimit headers and the 429.
- * The counting itself, and where it is kept, is src/rate-limit/'s.
+ * The per-client limits as routes use them (docs/architecture.md §5): which routes are
+ * expensive (`config: { expensive: true }`, read as routes register), the tiers and a
+ * caller's state for GET /api/challenge/status and the tool catalog, and `charge` for the
+ * one route that counts its own requests (/mcp). Every other request is counted by the
+ * rate-limit check (plugins/request-checks.ts); the budgets and their store are
+ * src/rate-limit/.
  */
-import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { RateLimitSpec } from '../config/index.js';
-import { type AppError, tooManyRequests } from '../errors.js';
-import {
-  type Budget,
+import { tooManyRequests } from '../errors.js';
+import type {
   ClientLimits,
-  type LimitGroup,
-  type LimitState,
-  type LimitTier,
-  type Verdict,
+  LimitGroup,
+  LimitState,
+  LimitTier,
+  Verdict,
 } from '../rate-limit/client-limits.js';
-import { MemoryStore } from '../rate-limit/memory-store.js';
-import type { RateLimitStore } from '../rate-limit/store.js';
 import { clientIp } from './client-address.js';
 
 declare module 'fastify' {
@@ -27,7 +24,7 @@ declare module 'fastify' {
     expensive?: boolean;
   }
   interface FastifyInstance {
-    /** The limits: what a request counts against, counting it, and reading a caller's state. */
+    /** The limits as routes read them, and /mcp's way of counting a message. */
     rateLimits: RateLimits;
   }
 }
@@ -36,15 +33,6 @@ export interface RateLimits {
   tiers(): LimitTier[];
   /** The caller's state in every tier, read without consuming a point. */
   peek(ip: string): Promise<Record<LimitGroup, LimitState>>;
-  /** The budgets a request to this route counts against; undefined outside /api. */
-  budgetOf(request: FastifyRequest): Budget | undefined;
-  /** Counts one request from this (canonical) address against a budget. */
-  admit(budget: Budget, ip: string): Verdict | Promise<Verdict>;
-  /**
-   * A verdict reached for this request before it reached Fastify: the limiter's hook applies
-   * it (headers, 429) instead of counting the request a second time.
-   */
-  settle(raw: IncomingMessage, verdict: Verdict): void;
   /**
    * Counts a request outside /api against the general budget, from its handler: for a route
    * that learns from the body whether another route counts the request instead (/mcp: a tool
@@ -53,42 +41,27 @@ export interface RateLimits {
   charge(request: FastifyRequest, reply: FastifyReply): void | Promise<void>;
 }
 
-export interface RateLimitOptions {
-  general: RateLimitSpec;
-  expensive: RateLimitSpec;
-  /** Where the budgets are counted (ctx.rateLimitStore); in this process when absent. */
-  store?: RateLimitStore;
-  onReject?: (group: LimitGroup) => void;
-}
-
-async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Promise<void> {
-  const limits = new ClientLimits({
-    general: opts.general,
-    expensive: opts.expensive,
-    store: opts.store ?? new MemoryStore(),
-  });
-  // Verdicts reached before Fastify saw the request (plugins/cached-answers.ts counted it and
-  // found it refused): the hook answers from them instead of counting the request again.
-  const settled = new WeakMap<IncomingMessage, Verdict>();
-
+async function rateLimitPlugin(
+  app: FastifyInstance,
+  opts: { limits: ClientLimits; onReject?: (group: LimitGroup) => void },
+): Promise<void> {
+  const { limits } = opts;
   const expensivePaths = new Set<string>();
   app.addHook('onRoute', (route) => {
     if (route.config?.expensive) expensivePaths.add(route.url);
   });
+
+  /** The verdict's RateLimit header written; the 429 when a budget refused. */
+  const charged = (reply: FastifyReply, verdict: Verdict): void => {
+    reply.header('ratelimit', verdict.items);
+    if (verdict.refused === undefined) return;
+    opts.onReject?.(verdict.refused.group);
+    throw tooManyRequests(verdict.refused.retryAfter, verdict.refused.group);
+  };
+
   app.decorate('rateLimits', {
     tiers: () => limits.tiers([...expensivePaths]),
     peek: (ip) => limits.peek(ip),
-    budgetOf: (request) => {
-      // The matched route when there is one: the router decodes the path, so /%61pi/dns
-      // reaches /api/dns although its raw URL does not start with /api/.
-      const route = request.routeOptions;
-      if (!(route.url ?? request.url).startsWith('/api/')) return undefined;
-      return route.config.expensive ? limits.costly : limits.cheap;
-    },
-    admit: (budget, ip) => limits.admit(budget, ip),
-    settle: (raw, verdict) => {
-      settled.set(raw, verdict);
-    },
     charge: (request, reply) => {
       reply.header('ratelimit-policy', limits.cheap.policy);
       const verdict = limits.admit(limits.cheap, clientIp(request));
@@ -96,33 +69,6 @@ async function rateLimitPlugin(app: FastifyInstance, opts: RateLimitOptions): Pr
       charged(reply, verdict);
     },
   } satisfies RateLimits);
-
-  /** The verdict's RateLimit header written; the 429 to answer when a budget refused. */
-  const refusalOf = (reply: FastifyReply, verdict: Verdict): AppError | undefined => {
-    reply.header('ratelimit', verdict.items);
-    if (verdict.refused === undefined) return undefined;
-    opts.onReject?.(verdict.refused.group);
-    return tooManyRequests(verdict.refused.retryAfter, verdict.refused.group);
-  };
-  const apply = (reply: FastifyReply, verdict: Verdict, done: (err?: Error) => void): void => {
-    const refusal = refusalOf(reply, verdict);
-    if (refusal === undefined) done();
-    else done(refusal);
-  };
-  const charged = (reply: FastifyReply, verdict: Verdict): void => {
-    const refusal = refusalOf(reply, verdict);
-    if (refusal !== undefined) throw refusal;
-  };
-
-  // Callback style: in process the request goes on in the same tick.
-  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
-    const budget = app.rateLimits.budgetOf(request);
-    if (budget === undefined) return done();
-    reply.header('ratelimit-policy', budget.policy);
-    const verdict = settled.get(request.raw) ?? limits.admit(budget, clientIp(request));
-    if (verdict instanceof Promise) verdict.then((v) => apply(reply, v, done), done);
-    else apply(reply, verdict, done);
-  });
 }
 
 export default fp(rateLimitPlugin, { name: 'rate-limit' });

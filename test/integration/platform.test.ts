@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
+import { deepFreeze } from '../../src/cache/frozen.js';
+import { answer } from '../../src/plugins/response-cache.js';
 import { buildTestApp, capturingLogger } from '../helper.js';
 import { ProbeProvider, probeRoutes } from '../probe-routes.js';
 
@@ -47,20 +49,21 @@ describe('cache headers through the provider chain', () => {
   });
 });
 
-describe('reply.sendShared', () => {
-  it("serializes a shared body once per route, through that route's own schema", async () => {
-    const shared = { a: 1, b: 'two', secret: 'never serialized' };
-    let sends = 0;
+describe('answer()', () => {
+  it("sends a hit's body, frozen and shared between routes, through each route's own schema", async () => {
+    const shared = deepFreeze({ a: 1, b: 'two', secret: 'never serialized' });
     const app = await buildTestApp({
       extend: (app) => {
         for (const [path, schema] of [
           ['/api/shared-a', Type.Object({ a: Type.Integer() })],
           ['/api/shared-b', Type.Object({ b: Type.String() })],
         ] as const) {
-          app.get(path, { schema: { response: { 200: schema } } }, async (_request, reply) => {
-            sends++;
-            return reply.sendShared(shared, { hit: true, maxAge: 60, expiresAt: Date.now() + 60_000 });
-          });
+          app.get(path, { schema: { response: { 200: schema } } }, async (_request, reply) =>
+            answer(reply, {
+              body: shared,
+              cache: { hit: true, maxAge: 60, expiresAt: Date.now() + 60_000 },
+            }),
+          );
         }
       },
     });
@@ -70,10 +73,9 @@ describe('reply.sendShared', () => {
       expect(a.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(a.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
       expect(a.headers['cache-control']).toBe('public, max-age=60');
-      // The same object on another route is that route's JSON, not the first route's memo.
+      expect(a.headers['x-service-cache']).toBe('HIT');
       expect((await app.inject('/api/shared-b')).body).toBe('{"b":"two"}');
     }
-    expect(sends).toBe(4);
   });
 });
 

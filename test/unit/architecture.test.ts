@@ -116,19 +116,19 @@ describe('architecture', () => {
   });
 
   it('keeps src/plugins/ from importing src/features/', () => {
-    // issue 30: pipeline rewrite removes these
-    const allowed = [
-      'src/plugins/challenge-gate.ts imports src/features/challenge/cookie.ts',
-      'src/plugins/challenge-gate.ts imports src/features/shared.schema.ts',
-    ];
     const edges = files
       .filter((f) => f.path.startsWith('src/plugins/'))
       .flatMap((f) => ownImports(f.path))
       .filter(({ to }) => to.startsWith('src/features/'))
       .map(({ from, to }) => `${from} imports ${to}`);
-    expect(edges.filter((edge) => !allowed.includes(edge))).toEqual([]);
-    // An allowance whose import is gone is dropped from the list with it.
-    expect(allowed.filter((edge) => !edges.includes(edge))).toEqual([]);
+    expect(edges).toEqual([]);
+  });
+
+  it('has one onRequest hook, the request checks', () => {
+    const hooks = files
+      .filter((f) => f.path.startsWith('src/'))
+      .flatMap((f) => (f.text.match(/addHook\(\s*'onRequest'/g) ?? []).map(() => f.path));
+    expect(hooks).toEqual(['src/plugins/request-checks.ts']);
   });
 
   it('keeps src/cli/ from importing src/providers/', () => {

@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../../api-schema.js';
 import { challengeActive } from '../../config/index.js';
 import type { AppContext } from '../../context.js';
 import { clientIp } from '../../plugins/client-address.js';
-import { errorResponses } from '../shared.schema.js';
 import {
   ChallengeStatusSchema,
   VerifyBodySchema,

@@ -16,10 +16,10 @@ import { AppError, isUpstreamFailed } from '../../errors.js';
 import { isAllowedByCidrs } from '../../net/address.js';
 import type { ProviderChain } from '../../providers/chain.js';
 import type { TurnstileVerdict, TurnstileVerifier } from '../../providers/challenge/turnstile.js';
+import { sessionFromCookies, sessionSetCookie } from '../../session/cookie.js';
+import { issueSession, type Session } from '../../session/session.js';
 import type { ChallengeStatus, VerifyResponse } from './challenge.schema.js';
-import { sessionFromCookies, sessionSetCookie } from './cookie.js';
 import type { ReplaySet } from './replay.js';
-import { issueSession, type Session } from './session.js';
 
 export interface VerifyDeps {
   chain: ProviderChain;

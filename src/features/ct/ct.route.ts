@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../../api-schema.js';
 import type { AppContext } from '../../context.js';
-import { answer } from '../../plugins/cached-answers.js';
-import { errorResponses } from '../shared.schema.js';
+import { answer } from '../../plugins/response-cache.js';
 import { CertificatesResponseSchema, CtQuerySchema, SubdomainsResponseSchema } from './ct.schema.js';
 import { lookupCertificates, lookupSubdomains, type SubdomainDeps } from './ct.service.js';
 

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { AttributionFields } from '../shared.schema.js';
+import { AttributionFields } from '../../api-schema.js';
 
 const Nullable = <T extends TSchema>(schema: T, description: string) =>
   Type.Union([schema, Type.Null()], { description });

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { AttributionFields } from '../shared.schema.js';
+import { AttributionFields } from '../../api-schema.js';
 import { DNS_API_TYPES } from './dns-target.js';
 
 export const DnsQuerySchema = Type.Object({

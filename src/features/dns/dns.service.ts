@@ -8,8 +8,7 @@ import type { DnsResponse } from './dns.schema.js';
 import { type DnsApiType, parseDnsQuestion } from './dns-target.js';
 
 export interface DnsLookup {
-  /** Shared by every request served from the same cache entry: never mutate it. */
-  body: Readonly<DnsResponse>;
+  body: DnsResponse;
   cache: ChainResult<DnsAnswer>['cache'];
 }
 
@@ -27,19 +26,8 @@ export async function lookupDns(
   const question = parseDnsQuestion(target, type);
   const result = await resolver.resolve(question.name, type, { signal });
   const shown = question.address ?? question.name;
-  // Every hit on one cache entry gets the same answer object, so its body is shaped once and
-  // shared (read-only) by all of them; a Redis hit is a fresh object and is simply shaped again.
-  // Targets are canonical, so one entry has one target; the check keeps that an assumption
-  // that cannot go wrong silently.
-  let body = shaped.get(result.value);
-  if (body === undefined || body.target !== shown) {
-    body = shape(result, shown, question.name, type);
-    shaped.set(result.value, body);
-  }
-  return { body, cache: result.cache };
+  return { body: shape(result, shown, question.name, type), cache: result.cache };
 }
-
-const shaped = new WeakMap<DnsAnswer, DnsResponse>();
 
 function shape(
   result: ChainResult<DnsAnswer>,

@@ -5,7 +5,7 @@
  * limit, and where receivers stop with permerror.
  */
 import { Type } from 'typebox';
-import { Nullable } from '../shared.schema.js';
+import { Nullable } from '../../api-schema.js';
 
 const SpfTermSchema = Type.Object({
   term: Type.String(),

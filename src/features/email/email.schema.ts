@@ -11,7 +11,7 @@
  * 2020-12 as OpenAPI 3.1 uses it), which it serializes natively.
  */
 import { type Static, Type } from 'typebox';
-import { AttributionFields, Nullable } from '../shared.schema.js';
+import { AttributionFields, Nullable } from '../../api-schema.js';
 import { SpfDetails } from './email-spf.schema.js';
 import { CHECK_IDS } from './types.js';
 

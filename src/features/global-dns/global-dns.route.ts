@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../../api-schema.js';
 import type { AppContext } from '../../context.js';
-import { errorResponses } from '../shared.schema.js';
 import { GlobalDnsBodySchema, GlobalDnsResponseSchema } from './global-dns.schema.js';
 import { createGlobalDnsService, REUSE_SECONDS } from './global-dns.service.js';
 

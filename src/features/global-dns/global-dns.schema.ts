@@ -1,6 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { AttributionFields } from '../../api-schema.js';
 import { GLOBAL_DNS_TYPES } from '../../providers/global-dns/index.js';
-import { AttributionFields } from '../shared.schema.js';
 
 export const GlobalDnsBodySchema = Type.Object(
   {

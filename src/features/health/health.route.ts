@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { errorResponses } from '../../api-schema.js';
 import type { AppContext } from '../../context.js';
-import { errorResponses } from '../shared.schema.js';
 import { checkReadiness } from './readiness.js';
 
 const HealthSchema = Type.Object({ status: Type.String() }, { additionalProperties: true });

@@ -5,7 +5,7 @@
  * through). The `tls` part is the /api/tls evidence object, declared open.
  */
 import { type TSchema, Type } from 'typebox';
-import { ProviderAttemptSchema } from '../shared.schema.js';
+import { ProviderAttemptSchema } from '../../api-schema.js';
 import { TlsEvidenceSchema } from '../tls/tls.schema.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { AttributionFields, DataAgeSchema } from '../shared.schema.js';
+import { AttributionFields, DataAgeSchema } from '../../api-schema.js';
 
 const Nullable = <T extends TSchema>(schema: T, description?: string) =>
   Type.Union([schema, Type.Null()], description ? { description } : {});

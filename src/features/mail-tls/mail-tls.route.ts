@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../../api-schema.js';
 import type { AppContext } from '../../context.js';
-import { answer } from '../../plugins/cached-answers.js';
+import { answer } from '../../plugins/response-cache.js';
 import { createSafeFetcher } from '../email/resource-fetcher.js';
-import { errorResponses } from '../shared.schema.js';
 import { MailTlsQuerySchema, MailTlsResponseSchema } from './mail-tls.schema.js';
 import { lookupMailTls } from './mail-tls.service.js';
 

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { AttributionFields, Nullable } from '../shared.schema.js';
+import { AttributionFields, Nullable } from '../../api-schema.js';
 import { TlsEvidenceSchema } from '../tls/tls.schema.js';
 import { DANE_RECORD_RESULTS, DANE_VERDICTS } from './dane.js';
 

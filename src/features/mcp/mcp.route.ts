@@ -14,9 +14,9 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { errorResponses } from '../../api-schema.js';
 import type { AppContext } from '../../context.js';
 import { clientIp } from '../../plugins/client-address.js';
-import { errorResponses } from '../shared.schema.js';
 import { createMcpServer } from './mcp-server.js';
 
 const JsonRpcMessage = Type.Object(

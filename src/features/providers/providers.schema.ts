@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DataAgeSchema } from '../shared.schema.js';
+import { DataAgeSchema } from '../../api-schema.js';
 
 const ProviderSchema = Type.Object({
   id: Type.String(),

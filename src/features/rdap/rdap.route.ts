@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { ErrorSchema, errorResponses } from '../../api-schema.js';
 import type { AppContext } from '../../context.js';
-import { answer } from '../../plugins/cached-answers.js';
-import { ErrorSchema, errorResponses } from '../shared.schema.js';
+import { answer } from '../../plugins/response-cache.js';
 import { RdapQuerySchema, RdapResponseSchema } from './rdap.schema.js';
 import { lookupRdap, type RdapLookupDeps } from './rdap.service.js';
 

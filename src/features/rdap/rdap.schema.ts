@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { AttributionFields } from '../shared.schema.js';
+import { AttributionFields } from '../../api-schema.js';
 
 export const RdapQuerySchema = Type.Object({
   target: Type.String({

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { AttributionFields } from '../shared.schema.js';
+import { AttributionFields } from '../../api-schema.js';
 import { SPF_RESULTS } from './spf-types.js';
 
 export const SpfQuerySchema = Type.Object({

@@ -4,8 +4,8 @@ import {
   SESSION_COOKIE,
   sessionFromCookies,
   sessionSetCookie,
-} from '../../../../src/features/challenge/cookie.js';
-import { issueSession } from '../../../../src/features/challenge/session.js';
+} from '../../../../src/session/cookie.js';
+import { issueSession } from '../../../../src/session/session.js';
 
 const SECRET = 'a-session-secret-of-at-least-32-chars!';
 const T0 = Date.parse('2026-03-01T12:00:00Z');

@@ -1,10 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  issueSession,
-  SESSION_TTL_SECONDS,
-  verifySession,
-} from '../../../../src/features/challenge/session.js';
+import { issueSession, SESSION_TTL_SECONDS, verifySession } from '../../../../src/session/session.js';
 
 const SECRET = 'a-session-secret-of-at-least-32-chars!';
 const T0 = Date.parse('2026-03-01T12:00:00Z');

@@ -1,5 +1,5 @@
 /**
- * What a replay of a cached answer is keyed on (plugins/cached-answers.ts), over real
+ * What a replay of a cached answer is keyed on (plugins/response-cache.ts), over real
  * sockets: the raw URL and the encoding @fastify/compress chooses (br, gzip or identity),
  * never a request header as it was spelled (issue 29, F4 and F5). A replay never reaches
  * Fastify; a hook added here counts what does.
@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config/index.js';
-import { REPLAY_BYTES, REPLAY_URL_MAX } from '../../src/plugins/cached-answers.js';
+import { REPLAY_BYTES, REPLAY_URL_MAX } from '../../src/plugins/response-cache.js';
 import { type FixtureUpstreams, startFixtureUpstreams } from '../e2e/fixture-app.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import { capturingLogger } from '../helper.js';
