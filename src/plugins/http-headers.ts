@@ -33,7 +33,8 @@ export const PER_REQUEST_HEADERS: Readonly<
 > = {
   'x-request-id': (_stored, request) => request.id,
   // max-age counted down to the entry's expiry, as a cache read does (`public` or `private`).
-  'cache-control': (stored, request) => stored.replace(/max-age=\d+$/, `max-age=${request.maxAge}`),
+  'cache-control': (stored, request) =>
+    `${stored.slice(0, stored.lastIndexOf('max-age=') + 8)}${request.maxAge}`,
 };
 
 async function httpHeadersPlugin(app: FastifyInstance): Promise<void> {

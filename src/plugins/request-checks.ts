@@ -17,7 +17,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError, tooManyRequests } from '../errors.js';
-import type { Verdict as Admission, ClientLimits } from '../rate-limit/client-limits.js';
+import type { Verdict as Admission, Budget, ClientLimits } from '../rate-limit/client-limits.js';
 import type { ChallengeGate } from './challenge-gate.js';
 import { clientIp } from './client-address.js';
 import type { ConnectionGuard } from './connection-guard.js';
@@ -111,14 +111,10 @@ export function requestChecks(deps: CheckDeps): readonly RequestCheck[] {
         // Every /api request counts against the general budget, a live measurement against both.
         if (!route.path.startsWith('/api/')) return undefined;
         const budget = route.expensive ? deps.limits.costly : deps.limits.cheap;
-        const outcome = (admission: Admission): CheckOutcome => {
-          const headers = { 'ratelimit-policy': budget.policy, ratelimit: admission.items };
-          if (admission.refused === undefined) return { headers };
-          deps.onRateLimited?.(admission.refused.group);
-          return { headers, refusal: tooManyRequests(admission.refused.retryAfter, admission.refused.group) };
-        };
         const admission = deps.limits.admit(budget, ip);
-        return admission instanceof Promise ? admission.then(outcome) : outcome(admission);
+        return admission instanceof Promise
+          ? admission.then((a) => rateLimitOutcome(deps, budget, a))
+          : rateLimitOutcome(deps, budget, admission);
       },
     },
     {
@@ -132,14 +128,38 @@ export function requestChecks(deps: CheckDeps): readonly RequestCheck[] {
   ];
 }
 
+/** The rate-limit check's outcome: the RateLimit headers, and the 429 when a budget refused. */
+function rateLimitOutcome(deps: CheckDeps, budget: Budget, admission: Admission): CheckOutcome {
+  const headers = { 'ratelimit-policy': budget.policy, ratelimit: admission.items };
+  if (admission.refused === undefined) return { headers };
+  deps.onRateLimited?.(admission.refused.group);
+  return { headers, refusal: tooManyRequests(admission.refused.retryAfter, admission.refused.group) };
+}
+
+/** Where a request's verdict is kept: a property of the request message, of this module's own. */
+const VERDICT = Symbol('netdiag.verdict');
+type Checked = IncomingMessage & { [VERDICT]?: Verdict | Promise<Verdict> };
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+/** The verdict of a request no check wrote a header for (most that are not /api). */
+const NO_VERDICT_HEADERS: Verdict = Object.freeze({ headers: NO_HEADERS });
+
+/** The headers so far and an outcome's: its own object when it is the first to write any. */
+function withHeaders(
+  headers: Readonly<Record<string, string>>,
+  outcome: CheckOutcome | undefined,
+): Readonly<Record<string, string>> {
+  if (outcome?.headers === undefined) return headers;
+  return headers === NO_HEADERS ? outcome.headers : { ...headers, ...outcome.headers };
+}
+
 /**
- * Runs the checks for a request, once: the verdict is kept per raw request (until the
- * request object goes), so the replay path and Fastify's hook, which may both meet one
- * request, share one run.
+ * Runs the checks for a request, once: the verdict is kept on the request message (and goes
+ * with it), so the replay path and Fastify's hook, which may both meet one request, share
+ * one run.
  */
 export class RequestPipeline {
   readonly checks: readonly RequestCheck[];
-  readonly #verdicts = new WeakMap<IncomingMessage, Verdict | Promise<Verdict>>();
 
   constructor(checks: readonly RequestCheck[]) {
     this.checks = checks;
@@ -147,13 +167,16 @@ export class RequestPipeline {
 
   /** Synchronous when every check is (in process); a promise once one is not (Redis). */
   run(request: CheckedRequest): Verdict | Promise<Verdict> {
-    const known = this.#verdicts.get(request.raw);
+    const raw = request.raw as Checked;
+    const known = raw[VERDICT];
     if (known !== undefined) return known;
-    const verdict = this.#from(0, request, {});
-    this.#verdicts.set(request.raw, verdict);
+    const verdict = this.#from(0, request, NO_HEADERS);
+    raw[VERDICT] = verdict;
     if (verdict instanceof Promise)
       verdict.then(
-        (v) => this.#verdicts.set(request.raw, v),
+        (v) => {
+          raw[VERDICT] = v;
+        },
         () => undefined,
       );
     return verdict;
@@ -161,24 +184,28 @@ export class RequestPipeline {
 
   /** The verdict this request got, once reached (what a response's per-request headers came from). */
   verdictOf(raw: IncomingMessage): Verdict | undefined {
-    const verdict = this.#verdicts.get(raw);
+    const verdict = (raw as Checked)[VERDICT];
     return verdict instanceof Promise ? undefined : verdict;
   }
 
-  #from(index: number, request: CheckedRequest, headers: Record<string, string>): Verdict | Promise<Verdict> {
+  #from(
+    index: number,
+    request: CheckedRequest,
+    headers: Readonly<Record<string, string>>,
+  ): Verdict | Promise<Verdict> {
     for (let i = index; i < this.checks.length; i++) {
       const outcome = this.checks[i]!.run(request);
       if (outcome instanceof Promise) {
         return outcome.then((o) => {
-          const merged = o?.headers ? { ...headers, ...o.headers } : headers;
+          const merged = withHeaders(headers, o);
           return o?.refusal ? { headers: merged, refusal: o.refusal } : this.#from(i + 1, request, merged);
         });
       }
       if (outcome === undefined) continue;
-      if (outcome.headers) headers = { ...headers, ...outcome.headers };
+      headers = withHeaders(headers, outcome);
       if (outcome.refusal) return { headers, refusal: outcome.refusal };
     }
-    return { headers };
+    return headers === NO_HEADERS ? NO_VERDICT_HEADERS : { headers };
   }
 }
 
