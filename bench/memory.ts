@@ -89,7 +89,7 @@ function mixedPaths(count: number): string[] {
     '/api/email-security?domain=example.test',
     '/api/my-ip',
     '/api/ip-privacy?ip=172.224.0.1',
-    '/api/rdap?target=google.com',
+    '/api/rdap?target=google.com&type=domain',
     '/api/certificates?domain=example.com',
     '/api/providers',
     '/openapi.json',
