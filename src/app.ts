@@ -41,7 +41,7 @@ import requestChecksPlugin, {
 import responseCachePlugin, { ResponseCache } from './plugins/response-cache.js';
 import strictJson from './plugins/strict-json.js';
 import { providerPlugins } from './providers/plugins.js';
-import { ClientLimits } from './rate-limit/client-limits.js';
+import { ClientLimits, type LimitGroup } from './rate-limit/client-limits.js';
 
 export interface RouteEntry {
   method: string;
@@ -135,7 +135,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     clock: ctx.clock,
     exemptCidrs: config.challengeExemptCidrs,
   });
-  const onRateLimited = (group: string) => ctx.metrics.rateLimited.inc({ group });
+  const onRateLimited = (group: LimitGroup) => ctx.metrics.rateLimited.inc({ group });
   const checks = requestChecks({
     connections,
     load,

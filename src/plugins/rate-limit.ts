@@ -8,8 +8,9 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { tooManyRequests } from '../errors.js';
+import { type AppError, tooManyRequests } from '../errors.js';
 import type {
+  Budget,
   ClientLimits,
   LimitGroup,
   LimitState,
@@ -41,6 +42,22 @@ export interface RateLimits {
   charge(request: FastifyRequest, reply: FastifyReply): void | Promise<void>;
 }
 
+/**
+ * What one request's passage through its budgets means for the response: the RateLimit
+ * headers, and the 429 when a budget refused (told to `onRejected`). The rate-limit check
+ * (plugins/request-checks.ts) and /mcp's charge both answer through it.
+ */
+export function rateLimitOutcome(
+  budget: Budget,
+  verdict: Verdict,
+  onRejected?: (group: LimitGroup) => void,
+): { headers: Record<string, string>; refusal?: AppError } {
+  const headers = { 'ratelimit-policy': budget.policy, ratelimit: verdict.items };
+  if (verdict.refused === undefined) return { headers };
+  onRejected?.(verdict.refused.group);
+  return { headers, refusal: tooManyRequests(verdict.refused.retryAfter, verdict.refused.group) };
+}
+
 async function rateLimitPlugin(
   app: FastifyInstance,
   opts: { limits: ClientLimits; onReject?: (group: LimitGroup) => void },
@@ -51,19 +68,17 @@ async function rateLimitPlugin(
     if (route.config?.expensive) expensivePaths.add(route.url);
   });
 
-  /** The verdict's RateLimit header written; the 429 when a budget refused. */
+  /** The outcome's RateLimit headers written; the 429 thrown when a budget refused. */
   const charged = (reply: FastifyReply, verdict: Verdict): void => {
-    reply.header('ratelimit', verdict.items);
-    if (verdict.refused === undefined) return;
-    opts.onReject?.(verdict.refused.group);
-    throw tooManyRequests(verdict.refused.retryAfter, verdict.refused.group);
+    const outcome = rateLimitOutcome(limits.cheap, verdict, opts.onReject);
+    reply.headers(outcome.headers);
+    if (outcome.refusal) throw outcome.refusal;
   };
 
   app.decorate('rateLimits', {
     tiers: () => limits.tiers([...expensivePaths]),
     peek: (ip) => limits.peek(ip),
     charge: (request, reply) => {
-      reply.header('ratelimit-policy', limits.cheap.policy);
       const verdict = limits.admit(limits.cheap, clientIp(request));
       if (verdict instanceof Promise) return verdict.then((v) => charged(reply, v));
       charged(reply, verdict);

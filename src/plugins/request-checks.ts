@@ -16,12 +16,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { AppError, tooManyRequests } from '../errors.js';
-import type { Verdict as Admission, Budget, ClientLimits } from '../rate-limit/client-limits.js';
+import { AppError } from '../errors.js';
+import type { ClientLimits, LimitGroup } from '../rate-limit/client-limits.js';
 import type { ChallengeGate } from './challenge-gate.js';
 import { clientIp } from './client-address.js';
 import type { ConnectionGuard } from './connection-guard.js';
 import { ALWAYS_SERVED, type LoadMonitor, overloaded } from './load-shedding.js';
+import { rateLimitOutcome } from './rate-limit.js';
 
 /** What the checks need of the route a request reached. */
 export interface RouteFacts {
@@ -64,7 +65,7 @@ export interface CheckDeps {
   limits: ClientLimits;
   gate: ChallengeGate;
   onShed?: () => void;
-  onRateLimited?: (group: string) => void;
+  onRateLimited?: (group: LimitGroup) => void;
 }
 
 /** The checks, in the order they run. */
@@ -113,8 +114,8 @@ export function requestChecks(deps: CheckDeps): readonly RequestCheck[] {
         const budget = route.expensive ? deps.limits.costly : deps.limits.cheap;
         const admission = deps.limits.admit(budget, ip);
         return admission instanceof Promise
-          ? admission.then((a) => rateLimitOutcome(deps, budget, a))
-          : rateLimitOutcome(deps, budget, admission);
+          ? admission.then((a) => rateLimitOutcome(budget, a, deps.onRateLimited))
+          : rateLimitOutcome(budget, admission, deps.onRateLimited);
       },
     },
     {
@@ -126,14 +127,6 @@ export function requestChecks(deps: CheckDeps): readonly RequestCheck[] {
           : undefined,
     },
   ];
-}
-
-/** The rate-limit check's outcome: the RateLimit headers, and the 429 when a budget refused. */
-function rateLimitOutcome(deps: CheckDeps, budget: Budget, admission: Admission): CheckOutcome {
-  const headers = { 'ratelimit-policy': budget.policy, ratelimit: admission.items };
-  if (admission.refused === undefined) return { headers };
-  deps.onRateLimited?.(admission.refused.group);
-  return { headers, refusal: tooManyRequests(admission.refused.retryAfter, admission.refused.group) };
 }
 
 /** Where a request's verdict is kept: a property of the request message, of this module's own. */

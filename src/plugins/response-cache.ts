@@ -263,9 +263,9 @@ export class ResponseCache {
     // `responseEncoding` foresaw (then nothing is kept).
     const encoding = responseEncoding(request.raw.headers);
     const left = sent['content-encoding'] ?? 'identity';
-    const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
-    if (left !== encoding && !(left === 'identity' && size < COMPRESSION_THRESHOLD)) return;
     const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
+    const size = bytes.length;
+    if (left !== encoding && !(left === 'identity' && size < COMPRESSION_THRESHOLD)) return;
     const id = answerId(request, bytes, expiresAt);
     const answer = this.#answers.get(id);
     if (answer !== undefined && !answer.keys.has(key) && answer.keys.size >= SPELLINGS_PER_ANSWER) return;
