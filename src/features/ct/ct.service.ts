@@ -16,7 +16,7 @@ import type { CtProvider } from '../../providers/ct/types.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
 import type { DnsAnswer, DnsRecordType } from '../../providers/dns/types.js';
 import type { Attribution } from '../../providers/types.js';
-import { mapConcurrent } from './concurrency.js';
+import { mapConcurrent } from '../../concurrency.js';
 import type { CertificatesResponse, GapBody, HostBody, SubdomainsResponse } from './ct.schema.js';
 import { buildHistory, type CtHistory, type HistoryGap } from './history.js';
 import { classifyHost, type DnsWildcard, type HostDns, hostDnsFrom, wildcardFrom } from './live-hosts.js';

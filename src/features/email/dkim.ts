@@ -4,7 +4,9 @@
  * makes RSA keys under 1024 bits invalid and asks for 2048; Ed25519 keys
  * (RFC 8463) are the raw 32-byte key.
  */
+
 import { createPublicKey, type KeyObject } from 'node:crypto';
+import { mapConcurrent } from '../../concurrency.js';
 import { DKIM_QUERY_CONCURRENCY } from './dkim-selectors.js';
 import { parseTagList, tagValue } from './tag-list.js';
 import { type CheckStatus, type Finding, finding, type MailDns } from './types.js';
@@ -170,7 +172,7 @@ export async function evaluateDkim(
   dns: MailDns,
 ): Promise<DkimEvaluation> {
   const findings: Finding[] = [];
-  const results = await mapLimit(
+  const results = await mapConcurrent(
     selectors,
     DKIM_QUERY_CONCURRENCY,
     async (selector): Promise<DkimSelectorResult> => {
@@ -266,18 +268,4 @@ export async function evaluateDkim(
             .join(', ')}.`
         : 'DKIM records were found, but none holds a usable key.',
   };
-}
-
-/** Runs fn over items with at most `limit` in flight; results keep the input order. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapConcurrent } from '../../../../src/features/ct/concurrency.js';
+import { mapConcurrent } from '../../src/concurrency.js';
 
 describe('mapConcurrent', () => {
   it('never has more than `limit` calls in flight, and keeps input order', async () => {
