@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { type CachedLoader, type Freshness, freshness } from '../../cache/cached.js';
 import type { Clock } from '../../cache/types.js';
+import { mapConcurrent } from '../../concurrency.js';
 import { badInput, isUpstreamFailed } from '../../errors.js';
 import { isIP } from '../../net/address.js';
 import { normalizeDomain } from '../../net/names.js';
@@ -16,7 +17,6 @@ import type { CtProvider } from '../../providers/ct/types.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
 import type { DnsAnswer, DnsRecordType } from '../../providers/dns/types.js';
 import type { Attribution } from '../../providers/types.js';
-import { mapConcurrent } from '../../concurrency.js';
 import type { CertificatesResponse, GapBody, HostBody, SubdomainsResponse } from './ct.schema.js';
 import { buildHistory, type CtHistory, type HistoryGap } from './history.js';
 import { classifyHost, type DnsWildcard, type HostDns, hostDnsFrom, wildcardFrom } from './live-hosts.js';
