@@ -40,6 +40,7 @@ import requestChecksPlugin, {
 } from './plugins/request-checks.js';
 import responseCachePlugin, { ResponseCache } from './plugins/response-cache.js';
 import strictJson from './plugins/strict-json.js';
+import taggedUnions from './plugins/tagged-unions.js';
 import { providerPlugins } from './providers/plugins.js';
 import { ClientLimits, type LimitGroup } from './rate-limit/client-limits.js';
 
@@ -262,6 +263,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // Last of the plugins that set headers in onSend: it keeps what they produced.
   await app.register(responseCachePlugin, { cache: replays });
   await app.register(openapi);
+  await app.register(taggedUnions);
 
   // The provider families first (each decorates the instance and owns its lifecycle), then the routes that read them.
   for (const plugin of providerPlugins) await app.register(plugin, { ctx });

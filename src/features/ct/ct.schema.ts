@@ -1,8 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { AttributionFields } from '../../api-schema.js';
-
-const Nullable = <T extends TSchema>(schema: T, description: string) =>
-  Type.Union([schema, Type.Null()], { description });
+import { AttributionFields, Nullable } from '../../api-schema.js';
 
 export const CtQuerySchema = Type.Object({
   domain: Type.String({

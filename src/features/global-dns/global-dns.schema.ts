@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { AttributionFields } from '../../api-schema.js';
+import { AttributionFields, Nullable } from '../../api-schema.js';
 import { GLOBAL_DNS_TYPES } from '../../providers/global-dns/index.js';
 
 export const GlobalDnsBodySchema = Type.Object(
@@ -19,10 +19,6 @@ export const GlobalDnsBodySchema = Type.Object(
 );
 export type GlobalDnsBody = Static<typeof GlobalDnsBodySchema>;
 
-function nullable<T extends TSchema>(schema: T, description: string) {
-  return Type.Union([schema, Type.Null()], { description });
-}
-
 const AnswerSchema = Type.Object({
   name: Type.String({ description: 'Owner name, without the trailing dot.' }),
   type: Type.String(),
@@ -35,22 +31,22 @@ const AnswerSchema = Type.Object({
 
 const ResultSchema = Type.Object({
   country: Type.String({ description: 'ISO 3166-1 alpha-2 code of the country measured.' }),
-  city: nullable(Type.String(), 'City of the probe.'),
-  continent: nullable(Type.String(), 'Continent code of the probe (AF, AN, AS, EU, NA, OC, SA).'),
-  asn: nullable(Type.Integer(), 'Autonomous system the probe sits in.'),
-  network: nullable(Type.String(), 'Network (operator) name of the probe.'),
-  resolver: nullable(Type.String(), 'Resolver the probe asked: an address, or "private" for a LAN resolver.'),
+  city: Nullable(Type.String(), 'City of the probe.'),
+  continent: Nullable(Type.String(), 'Continent code of the probe (AF, AN, AS, EU, NA, OC, SA).'),
+  asn: Nullable(Type.Integer(), 'Autonomous system the probe sits in.'),
+  network: Nullable(Type.String(), 'Network (operator) name of the probe.'),
+  resolver: Nullable(Type.String(), 'Resolver the probe asked: an address, or "private" for a LAN resolver.'),
   status: Type.Enum(['finished', 'failed', 'timeout', 'no_probe'], {
     description:
       'finished: the resolver answered (any rcode); failed: no DNS answer (resolver unreachable, probe offline); ' +
       'timeout: still running at the deadline; no_probe: no probe available in this country (unmeasured).',
   }),
-  rcode: nullable(
+  rcode: Nullable(
     Type.String(),
     'DNS response code (NOERROR, NXDOMAIN, SERVFAIL, ...) when status is finished.',
   ),
   answers: Type.Array(AnswerSchema, { description: 'The answer section, CNAME chain included.' }),
-  time_ms: nullable(Type.Number({ minimum: 0 }), 'Query time reported by the probe.'),
+  time_ms: Nullable(Type.Number({ minimum: 0 }), 'Query time reported by the probe.'),
 });
 
 const AnswerSetSchema = Type.Object({
@@ -83,7 +79,7 @@ export const GlobalDnsResponseSchema = Type.Object(
   {
     target: Type.String({ description: 'The name asked (normalized).' }),
     type: Type.String(),
-    measurement_id: nullable(
+    measurement_id: Nullable(
       Type.String(),
       'The provider’s measurement id; null when no probe was available in any country (nothing was created).',
     ),

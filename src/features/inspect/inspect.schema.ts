@@ -5,10 +5,9 @@
  * through). The `tls` part is the /api/tls evidence object, declared open.
  */
 import { type TSchema, Type } from 'typebox';
-import { ProviderAttemptSchema } from '../../api-schema.js';
+import { Nullable, ProviderAttemptSchema, TaggedUnion } from '../../api-schema.js';
 import { TlsEvidenceSchema } from '../tls/tls.schema.js';
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const PartStatus = Type.Enum(['ok', 'error'], { description: 'ok, or error with `error` saying why.' });
 
 export const InspectQuerySchema = Type.Object({
@@ -198,7 +197,8 @@ const SecurityHeadersSchema = Type.Object({
   ),
 });
 
-const TlsPartSchema = Type.Union(
+const TlsPartSchema = TaggedUnion(
+  'status',
   [
     Type.Object(
       { status: Type.Literal('ok'), ...TlsEvidenceSchema.properties },
@@ -225,7 +225,7 @@ const NetworkPartSchema = Type.Object({
   addresses: Type.Array(
     Type.Object({
       address: Type.String(),
-      family: Type.Union([Type.Literal(4), Type.Literal(6)]),
+      family: Type.Enum([4, 6]),
       reverse_dns: Type.Object({
         status: PartStatus,
         error: Type.Optional(Type.String()),

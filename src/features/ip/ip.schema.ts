@@ -1,8 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { AttributionFields, DataAgeSchema } from '../../api-schema.js';
-
-const Nullable = <T extends TSchema>(schema: T, description?: string) =>
-  Type.Union([schema, Type.Null()], description ? { description } : {});
+import { AttributionFields, DataAgeSchema, Nullable } from '../../api-schema.js';
 
 export const IpQuerySchema = Type.Object({
   ip: Type.String({
@@ -111,7 +108,7 @@ export const MyIpResponseSchema = Type.Object({
   ip: Type.String({
     description: 'The public address that reached the service (may be a VPN or relay egress).',
   }),
-  version: Type.Union([Type.Literal(4), Type.Literal(6)]),
+  version: Type.Enum([4, 6]),
   reverse_dns: Nullable(
     Type.String(),
     'The PTR name, looked up for at most 1.5 s; null when none or no answer.',

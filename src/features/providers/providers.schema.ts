@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DataAgeSchema } from '../../api-schema.js';
+import { DataAgeSchema, Nullable } from '../../api-schema.js';
 
 const ProviderSchema = Type.Object({
   id: Type.String(),
@@ -16,9 +16,9 @@ const ProviderSchema = Type.Object({
       'Role per capability: the primary is asked first, a fallback only after an operational failure.',
   }),
   status: Type.Object({
-    last_success_at: Type.Union([Type.String(), Type.Null()]),
-    last_failure_at: Type.Union([Type.String(), Type.Null()]),
-    last_error: Type.Union([Type.String(), Type.Null()]),
+    last_success_at: Nullable(Type.String()),
+    last_failure_at: Nullable(Type.String()),
+    last_error: Nullable(Type.String()),
     consecutive_failures: Type.Integer({ minimum: 0 }),
   }),
   quota: Type.Optional(
@@ -26,9 +26,10 @@ const ProviderSchema = Type.Object({
       {
         limit: Type.Integer({ minimum: 0, description: 'Units (Globalping: tests) allowed per window.' }),
         remaining: Type.Integer({ minimum: 0, description: 'Units left in the current window.' }),
-        reset_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-          description: 'When the window resets; null once it has reset (nothing spent in the next one yet).',
-        }),
+        reset_at: Nullable(
+          Type.String({ format: 'date-time' }),
+          'When the window resets; null once it has reset (nothing spent in the next one yet).',
+        ),
         observed_at: Type.String({
           format: 'date-time',
           description: 'When the upstream last reported these figures to this instance.',

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { AttributionFields } from '../../api-schema.js';
+import { AttributionFields, Nullable, TaggedUnion } from '../../api-schema.js';
 
 export const RdapQuerySchema = Type.Object({
   target: Type.String({
@@ -13,8 +13,6 @@ export const RdapQuerySchema = Type.Object({
   type: Type.Enum(['domain', 'ip'], { description: 'What `target` is.' }),
 });
 export type RdapQueryParams = Static<typeof RdapQuerySchema>;
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 const EventsSchema = Type.Record(Type.String(), Type.String(), {
   description:
@@ -168,7 +166,7 @@ export type RdapNotices = Static<typeof NoticeSchema>[];
 export const RdapResponseSchema = Type.Object({
   target: Type.String({ description: 'The normalized target: A-label domain name or canonical IP address.' }),
   type: Type.Enum(['domain', 'ip']),
-  registry: Type.Union([RdapDomainSchema, RdapNetworkSchema], {
+  registry: TaggedUnion('object_class', [RdapDomainSchema, RdapNetworkSchema], {
     description: 'The object from the registry (or RIR) that holds it.',
   }),
   registrar: Nullable(RdapDomainSchema),

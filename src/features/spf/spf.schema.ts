@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { AttributionFields } from '../../api-schema.js';
+import { AttributionFields, Nullable } from '../../api-schema.js';
 import { SPF_RESULTS } from './spf-types.js';
 
 export const SpfQuerySchema = Type.Object({
@@ -94,7 +94,7 @@ export const SpfResponseSchema = Type.Object(
     sender: Type.String({
       description: 'The <sender> checked: `local@domain` after the RFC 7208 §4.3 defaults.',
     }),
-    helo: Type.Union([Type.String(), Type.Null()]),
+    helo: Nullable(Type.String()),
     identity: Type.Enum(['mailfrom', 'helo'], { description: 'Which identity was checked (§2.3, §2.4).' }),
     result: SpfResultSchema,
     explanation: Type.Optional(

@@ -2,10 +2,8 @@
  * GET /api/tls: the query and the `tls` evidence object. /api/inspect embeds
  * the same object (TlsEvidenceSchema) under its own `tls` key.
  */
-import { type Static, type TSchema, Type } from 'typebox';
-
-const Nullable = <T extends TSchema>(schema: T, description?: string) =>
-  Type.Union([schema, Type.Null()], description ? { description } : {});
+import { type Static, Type } from 'typebox';
+import { Nullable } from '../../api-schema.js';
 
 export const TlsQuerySchema = Type.Object({
   target: Type.String({
