@@ -8,6 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
+import { fixedJsonBody } from './compression.js';
 
 export const CONTRACT_VERSION = '2.1.0';
 
@@ -67,6 +68,8 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
     ].join('; '),
   });
 
+  // The document is complete once the app is ready and never changes after.
+  const document = fixedJsonBody(() => app.swagger());
   app.get(
     '/openapi.json',
     {
@@ -76,7 +79,7 @@ async function openapiPlugin(app: FastifyInstance): Promise<void> {
         response: { 200: Type.Object({}, { additionalProperties: true }) },
       },
     },
-    async () => app.swagger(),
+    async (request, reply) => document(request, reply),
   );
 }
 

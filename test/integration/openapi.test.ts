@@ -1,5 +1,5 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { buildTestApp } from '../helper.js';
 
 describe('/openapi.json', () => {
@@ -40,5 +40,18 @@ describe('/openapi.json', () => {
     const doc = (await app.inject('/openapi.json')).json();
     const ready = doc.paths['/readyz'].get.responses['503'];
     expect(ready.content['application/json'].schema.required).toContain('error');
+  });
+
+  it('is made once and compressed once per encoding, not per request (220 KB: 7 ms each time)', async () => {
+    const app = await buildTestApp();
+    const swagger = vi.spyOn(app, 'swagger');
+    for (const encoding of ['br', 'gzip', 'identity', 'br', 'gzip', 'identity']) {
+      const res = await app.inject({ url: '/openapi.json', headers: { 'accept-encoding': encoding } });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(res.headers['content-encoding']).toBe(encoding === 'identity' ? undefined : encoding);
+      expect(res.headers.vary).toMatch(/accept-encoding/i);
+    }
+    expect(swagger).toHaveBeenCalledTimes(1);
   });
 });
