@@ -115,6 +115,26 @@ describe('architecture', () => {
     expect(ownImports('src/errors.ts')).toEqual([]);
   });
 
+  it('loads the MCP SDK and zod on the first /mcp request, not at start (static imports from app.ts and server.ts)', () => {
+    const STATIC = /^\s*import\s+(?!type\b)[^'"]*?\bfrom\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm;
+    const staticImports = (path: string) =>
+      [...(byPath.get(path)?.text ?? '').matchAll(STATIC)].map((m) => m[1] ?? m[2] ?? '');
+    const seen = new Set<string>();
+    const offenders: string[] = [];
+    const queue = ['src/server.ts', 'src/app.ts'];
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      if (seen.has(next)) continue;
+      seen.add(next);
+      for (const spec of staticImports(next)) {
+        if (/^@modelcontextprotocol\/|^zod(\/|$)/.test(spec)) offenders.push(`${next} imports ${spec}`);
+        const to = resolveImport(next, spec);
+        if (to !== undefined) queue.push(to);
+      }
+    }
+    expect(seen.has('src/features/mcp/mcp.route.ts')).toBe(true);
+    expect(offenders).toEqual([]);
+  });
+
   it('keeps src/plugins/ from importing src/features/', () => {
     const edges = files
       .filter((f) => f.path.startsWith('src/plugins/'))

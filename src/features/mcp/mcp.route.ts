@@ -11,13 +11,33 @@
  * and a tool call no route answered) is counted here against the general budget; like
  * /openapi.json, discovery is not gated.
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { errorResponses } from '../../api-schema.js';
 import type { AppContext } from '../../context.js';
 import { clientIp } from '../../plugins/client-address.js';
-import { createMcpServer } from './mcp-server.js';
+
+/**
+ * The MCP SDK, with the zod it validates with, is loaded by the first /mcp request: about
+ * 1.3 MB of source and the heap its modules build, which a process that never serves /mcp
+ * would otherwise carry from its start (docs/performance.md, memory).
+ */
+let sdk:
+  | Promise<{
+      createMcpServer: typeof import('./mcp-server.js').createMcpServer;
+      Transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport;
+    }>
+  | undefined;
+function loadSdk() {
+  sdk ??= Promise.all([
+    import('./mcp-server.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+  ]).then(([server, transport]) => ({
+    createMcpServer: server.createMcpServer,
+    Transport: transport.WebStandardStreamableHTTPServerTransport,
+  }));
+  return sdk;
+}
 
 const JsonRpcMessage = Type.Object(
   { jsonrpc: Type.Literal('2.0') },
@@ -116,6 +136,7 @@ export default async function mcpRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
         );
       }
       let routed = false;
+      const { createMcpServer, Transport } = await loadSdk();
       const server = createMcpServer(
         app,
         {
@@ -130,7 +151,7 @@ export default async function mcpRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
           },
         },
       );
-      const transport = new WebStandardStreamableHTTPServerTransport({
+      const transport = new Transport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
       });
