@@ -8,8 +8,8 @@
  * again is a replay, answered before Fastify routes it (plugins/response-cache.ts),
  * so the cached rows measure that path. The in-process rows log nothing (a silent
  * logger): they show the app's own work. Last, the app as an operator runs it:
- * `node dist/server.js` as its own process with LOG_LEVEL=info (one access-log
- * line per request, read through a pipe), metrics, the default connection cap and
+ * its own process, started as `npm start` starts it (NPM_START), with LOG_LEVEL=info
+ * (one access-log line per request, read through a pipe), metrics, the default connection cap and
  * load shedding, and the limiter counting every request (its budget raised so none
  * is refused), for /api/dns and /api/spf; its CPU is read from /proc. With
  * redis-server on PATH, once more with REDIS_URL (cache and limits in Redis).
@@ -42,6 +42,7 @@ import {
   type Measured,
   measure,
   medianRow,
+  NPM_START,
   table,
 } from './lib.js';
 
@@ -134,13 +135,21 @@ const operatorEnv = {
   RELAY_RANGES_URL: 'https://127.0.0.1:9/egress-ip-ranges.csv',
   TOR_EXIT_LIST_URL: 'https://127.0.0.1:9/torbulkexitlist',
 };
-const operator = await startNetdiag(operatorEnv, { drainAfterListening: true });
+const operator = await startNetdiag(
+  { ...NPM_START.env, ...operatorEnv },
+  { drainAfterListening: true, nodeArgs: NPM_START.flags },
+);
 // With redis-server on PATH, the same process as a scaled-out instance runs it: cache and limits in Redis.
 const redis = redisBinary ? await startRedis() : undefined;
 const scaled = redis
   ? await startNetdiag(
-      { ...operatorEnv, REDIS_URL: redis.url, SESSION_SECRET: 'bench-session-secret-0123456789abcdef' },
-      { drainAfterListening: true },
+      {
+        ...NPM_START.env,
+        ...operatorEnv,
+        REDIS_URL: redis.url,
+        SESSION_SECRET: 'bench-session-secret-0123456789abcdef',
+      },
+      { drainAfterListening: true, nodeArgs: NPM_START.flags },
     )
   : undefined;
 const BARE_SPF = 'bare Fastify route serving the /api/spf body';
@@ -155,7 +164,7 @@ const routes: [string, string, CpuClock?][] = [
   [BARE_SPF, `${await listen(bareSpf)}/`],
   ['cached /api/spf (a larger body)', `${appUrl}${spfPath}`],
   [
-    "cached /api/dns, operator's process (node dist/server.js, LOG_LEVEL=info)",
+    `cached /api/dns, operator's process (${NPM_START.text}, LOG_LEVEL=info)`,
     `${operator.base}${dnsPath}`,
     childCpu(operator.serverPid),
   ],

@@ -169,3 +169,25 @@ export function medianRow(name: string, rounds: readonly Measured[]): Measured {
     userUsPerRequest: of('userUsPerRequest'),
   };
 }
+
+/**
+ * How `npm start` runs the server (package.json's start script): its environment assignments,
+ * node's flags, and the command as text. Benchmarks start "the operator's process" this way.
+ */
+export const NPM_START = (() => {
+  const words = (
+    JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      scripts: { start: string };
+    }
+  ).scripts.start.split(/\s+/);
+  const env: Record<string, string> = {};
+  for (const word of words) {
+    const eq = word.indexOf('=');
+    if (/^[A-Z_]+=/.test(word)) env[word.slice(0, eq)] = word.slice(eq + 1);
+  }
+  return {
+    env,
+    flags: words.filter((w) => w.startsWith('--')),
+    text: words.filter((w) => w !== 'exec').join(' '),
+  };
+})();

