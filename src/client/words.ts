@@ -225,7 +225,8 @@ export const SPF_OUTCOME: Record<
 
 // ---- TLS (/api/tls; /api/inspect and /api/mail-tls embed the same evidence)
 
-type TlsEvidence = Ok<'/api/tls'>['tls'];
+/** The evidence of one handshake (/api/tls's `tls` when it has some; each mail server's). */
+type TlsEvidence = Omit<Extract<Ok<'/api/tls'>['tls'], { status: 'ok' }>, 'status'>;
 type TlsKey = TlsEvidence['leaf']['key'];
 
 export const TLS_FINDING_TONE: Record<TlsEvidence['findings'][number]['severity'], Tone> = {

@@ -39,9 +39,10 @@ describe('response schemas', () => {
   it('have no anyOf but tagged unions: every nullable is a type array', async () => {
     const app = await buildTestApp();
     const unions = unionsIn((await app.inject('/openapi.json')).json());
-    expect(unions.map((u) => u.at)).toEqual([
-      'get /api/rdap 200/content/application/json/schema/properties/registry',
+    expect(unions.map((u) => u.at).sort()).toEqual([
       'get /api/inspect 200/content/application/json/schema/properties/tls',
+      'get /api/rdap 200/content/application/json/schema/properties/registry',
+      'get /api/tls 200/content/application/json/schema/properties/tls',
     ]);
     for (const union of unions)
       expect(union.discriminator, union.at).toMatchObject({ propertyName: expect.any(String) });

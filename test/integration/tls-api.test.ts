@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import { createServer as createTlsServer, type SecureVersion, type TLSSocket } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { TlsResponse } from '../../src/features/tls/tls.schema.js';
+import type { TlsEvidence, TlsResponse } from '../../src/features/tls/tls.schema.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
 import { type FakeRecord, testZone } from '../fakes/dns-zones.js';
 import { type SilentTarget, startSilentTarget } from '../fakes/http-targets.js';
@@ -202,10 +202,12 @@ async function inspect(a: FastifyInstance, target: string) {
   return res;
 }
 
-async function tlsOf(a: FastifyInstance, target: string): Promise<TlsResponse['tls']> {
+async function tlsOf(a: FastifyInstance, target: string): Promise<TlsEvidence> {
   const res = await inspect(a, target);
   expect(res.statusCode, res.body).toBe(200);
-  return (res.json() as TlsResponse).tls;
+  const { tls } = res.json() as TlsResponse;
+  if (tls.status !== 'ok') throw new Error(`no TLS evidence: ${tls.error}`);
+  return tls;
 }
 
 const codes = (findings: { code: string; severity: string }[]) =>
@@ -219,7 +221,8 @@ describe('GET /api/tls against fake targets', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-service-cache']).toBe('MISS');
     expect(res.headers['cache-control']).toBe('public, max-age=300');
-    const tls = (res.json() as TlsResponse).tls;
+    const { tls } = res.json() as TlsResponse;
+    if (tls.status !== 'ok') throw new Error(`no TLS evidence: ${tls.error}`);
     expect(tls.host).toBe('valid.tls.test');
     expect(tls.port).toBe(443);
     expect(tls.connection).toMatchObject({
@@ -431,21 +434,27 @@ describe('GET /api/tls refusals and failures', () => {
     expect(res.json().error).toContain(why);
   });
 
-  it('connection refused: 502 naming the connect stage, not cached', async () => {
+  // Issue 31: what the target did instead of a handshake is what the user came to learn, an
+  // answer (200); a 502 is kept for our own providers' failures.
+  it('connection refused: an answer naming the connect stage, never cached', async () => {
     const a = await app();
     for (let i = 0; i < 2; i++) {
       const res = await inspect(a, 'refused.tls.test');
-      expect(res.statusCode).toBe(502);
-      expect(res.json()).toMatchObject({ code: 'upstream_failed' });
-      expect(res.json().error).toContain('connect stage');
+      expect(res.statusCode).toBe(200);
+      const { tls } = res.json() as TlsResponse;
+      expect(tls).toMatchObject({ status: 'error', stage: 'connect' });
+      expect(tls.status === 'error' && tls.error).toContain('connect stage');
       expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['x-service-cache']).toBeUndefined();
     }
   });
 
-  it('a server that never answers the hello: 502 naming the tls handshake stage after the timeout', async () => {
+  it('a server that never answers the hello: an answer naming the tls handshake stage after the timeout', async () => {
     const res = await inspect(await app({ timeoutMs: 400 }), 'silent.tls.test');
-    expect(res.statusCode).toBe(502);
-    expect(res.json().error).toContain('tls handshake stage (timeout)');
+    expect(res.statusCode).toBe(200);
+    const { tls } = res.json() as TlsResponse;
+    expect(tls).toMatchObject({ status: 'error', stage: 'tls handshake' });
+    expect(tls.status === 'error' && tls.error).toContain('tls handshake stage (timeout)');
   });
 
   it('a name that does not exist is a 400', async () => {

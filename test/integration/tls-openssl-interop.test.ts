@@ -9,7 +9,7 @@
 import type { Socket } from 'node:net';
 import { createServer as createTlsServer, type Server } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TlsResponse } from '../../src/features/tls/tls.schema.js';
+import type { TlsEvidence, TlsResponse } from '../../src/features/tls/tls.schema.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
 import { testZone } from '../fakes/dns-zones.js';
 import { type HttpTarget, startHttpTarget } from '../fakes/http-targets.js';
@@ -99,7 +99,7 @@ describe.skipIf(!openssl)('/api/tls agrees with openssl s_client', () => {
     await dns?.close();
   });
 
-  async function apiView(name: string): Promise<TlsResponse['tls']> {
+  async function apiView(name: string): Promise<TlsEvidence> {
     const app = await buildTestApp({
       ca: pki.caPem,
       config: {
@@ -110,7 +110,9 @@ describe.skipIf(!openssl)('/api/tls agrees with openssl s_client', () => {
     });
     const res = await app.inject({ method: 'GET', url: '/api/tls', query: { target: name } });
     expect(res.statusCode, res.body).toBe(200);
-    return (res.json() as TlsResponse).tls;
+    const { tls } = res.json() as TlsResponse;
+    if (tls.status !== 'ok') throw new Error(`no TLS evidence: ${tls.error}`);
+    return tls;
   }
 
   it.each([

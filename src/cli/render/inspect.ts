@@ -9,7 +9,7 @@ import type { InspectResponseSchema } from '../../features/inspect/inspect.schem
 import type { Style } from '../style.js';
 import { facts, section } from '../table.js';
 import { badge, formatMs, type Renderer } from './common.js';
-import { tlsEvidence } from './tls.js';
+import { tlsPart } from './tls.js';
 
 type Inspect = Static<typeof InspectResponseSchema>;
 type Chain = Inspect['http']['chains']['http'];
@@ -85,17 +85,7 @@ export const inspect: Renderer = (body, style) => {
     ...chain(style, http.chains.https),
     ...chain(style, http.chains.http),
   ];
-  const tlsLines =
-    data.tls === undefined
-      ? []
-      : data.tls.status === 'ok'
-        ? tlsEvidence(style, data.tls)
-        : [
-            style.tone(
-              'bad',
-              `${data.tls.error}${data.tls.stage ? style.dim(` (at ${data.tls.stage})`) : ''}`,
-            ),
-          ];
+  const tlsLines = data.tls === undefined ? [] : tlsPart(style, data.tls);
   const networkLines = [
     ...(network.status === 'error' ? [style.tone('bad', network.error ?? 'failed')] : []),
     ...network.addresses.flatMap((a, i) => [

@@ -9,7 +9,7 @@ import {
   keyText,
   TLS_FINDING_TONE,
 } from '../../client/words.js';
-import type { TlsEvidence, TlsResponse } from '../../features/tls/tls.schema.js';
+import type { TlsEvidence, TlsPart, TlsResponse } from '../../features/tls/tls.schema.js';
 import type { Style } from '../style.js';
 import { facts, section } from '../table.js';
 import { badge, formatDate, formatDateTime, type Renderer } from './common.js';
@@ -63,4 +63,10 @@ export function tlsEvidence(style: Style, tls: TlsEvidence, indent = ''): string
   return lines.map((line) => (line === '' ? line : indent + line));
 }
 
-export const tls: Renderer = (body, style) => tlsEvidence(style, (body as TlsResponse).tls);
+/** The evidence, or why the target gave none (and at which stage): /api/tls's answer and inspect's part. */
+export function tlsPart(style: Style, part: TlsPart, indent = ''): string[] {
+  if (part.status === 'ok') return tlsEvidence(style, part, indent);
+  return [`${indent}${style.tone('bad', part.error)}${part.stage ? style.dim(` (at ${part.stage})`) : ''}`];
+}
+
+export const tls: Renderer = (body, style) => tlsPart(style, (body as TlsResponse).tls);

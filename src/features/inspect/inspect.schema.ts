@@ -5,8 +5,8 @@
  * through). The `tls` part is the /api/tls evidence object, declared open.
  */
 import { type TSchema, Type } from 'typebox';
-import { Nullable, ProviderAttemptSchema, TaggedUnion } from '../../api-schema.js';
-import { TlsEvidenceSchema } from '../tls/tls.schema.js';
+import { Nullable, ProviderAttemptSchema } from '../../api-schema.js';
+import { TlsPartSchema } from '../tls/tls.schema.js';
 
 const PartStatus = Type.Enum(['ok', 'error'], { description: 'ok, or error with `error` saying why.' });
 
@@ -196,25 +196,6 @@ const SecurityHeadersSchema = Type.Object({
     ),
   ),
 });
-
-const TlsPartSchema = TaggedUnion(
-  'status',
-  [
-    Type.Object(
-      { status: Type.Literal('ok'), ...TlsEvidenceSchema.properties },
-      { additionalProperties: false, description: 'The /api/tls evidence object, with status ok.' },
-    ),
-    Type.Object(
-      {
-        status: Type.Literal('error'),
-        error: Type.String(),
-        stage: Type.Optional(Type.String({ description: 'dns, connect or tls handshake.' })),
-      },
-      { additionalProperties: false },
-    ),
-  ],
-  { description: 'The same evidence as /api/tls (one live handshake, shared cache), or why there is none.' },
-);
 
 const OriginAsSchema = Type.Object({ asn: Type.Integer(), holder: Nullable(Type.String()) });
 

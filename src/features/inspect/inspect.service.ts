@@ -21,7 +21,8 @@ import { AppError, isOperational } from '../../errors.js';
 import { TargetError } from '../../net/errors.js';
 import type { ResolvedTarget } from '../../net/resolve-target.js';
 import type { HopEvidence, SafeFetchResult } from '../../net/safe-http.js';
-import type { TlsEvidence } from '../tls/tls.schema.js';
+import type { TlsEvidence, TlsPart } from '../tls/tls.schema.js';
+import { targetFailure } from '../tls/tls.service.js';
 import { hstsPreloadEligibility, type PreloadEligibility } from './hsts.js';
 import { type ChainOutcome, describeFailure, finalResult, type HttpPart, httpPart } from './http-evidence.js';
 import { type InspectTarget, parseInspectTarget, parseRoutingIp } from './inspect-target.js';
@@ -58,8 +59,6 @@ export interface InspectQuery {
 export type SecurityHeadersPart =
   | ({ status: 'ok'; hsts_preload: PreloadEligibility } & SecurityHeaders)
   | { status: 'error'; error: string };
-
-export type TlsPart = ({ status: 'ok' } & TlsEvidence) | { status: 'error'; error: string; stage?: string };
 
 export interface InspectResponse {
   target: string;
@@ -199,14 +198,13 @@ async function tlsPart(deps: InspectDeps, host: string): Promise<{ part: TlsPart
     const evidence = await deps.tls(host);
     return { part: { status: 'ok', ...evidence }, transient: false };
   } catch (err) {
-    // The TLS service reports a failed connection or handshake as a 502 caused by a TargetError:
-    // that is evidence about the target. A provider chain's failure (our DNS) carries providers_tried.
-    if (!(err instanceof AppError)) throw err;
-    const ourFailure = err.providersTried !== undefined;
-    const stage = err.cause instanceof TargetError ? err.cause.stage : ourFailure ? 'dns' : undefined;
-    return {
-      part: { status: 'error', error: err.message, ...(stage ? { stage } : {}) },
-      transient: ourFailure,
-    };
+    // A failed connection or handshake is evidence about the target, as /api/tls answers it.
+    const failure = targetFailure(err);
+    if (failure !== undefined) return { part: failure, transient: false };
+    // Our own failure (the DNS providers, with providers_tried): this part only, and not cached.
+    if (err instanceof AppError && err.providersTried !== undefined) {
+      return { part: { status: 'error', error: err.message, stage: 'dns' }, transient: true };
+    }
+    throw err;
   }
 }

@@ -3,7 +3,7 @@
  * the same object (TlsEvidenceSchema) under its own `tls` key.
  */
 import { type Static, Type } from 'typebox';
-import { Nullable } from '../../api-schema.js';
+import { Nullable, TaggedUnion } from '../../api-schema.js';
 
 export const TlsQuerySchema = Type.Object({
   target: Type.String({
@@ -172,5 +172,31 @@ export const TlsEvidenceSchema = Type.Object(
 );
 export type TlsEvidence = Static<typeof TlsEvidenceSchema>;
 
-export const TlsResponseSchema = Type.Object({ tls: TlsEvidenceSchema }, { additionalProperties: false });
+/**
+ * The evidence (`status: ok`), or why the target gave none (`status: error`): a refused or
+ * timed-out connection, a failed handshake, a server with no readable certificate. That is
+ * what the user came to learn about the target, so it is an answer (200), not a failure of
+ * netdiag's (a 502 means one of our providers failed and carries `providers_tried`).
+ */
+export const TlsPartSchema = TaggedUnion(
+  'status',
+  [
+    Type.Object(
+      { status: Type.Literal('ok'), ...TlsEvidenceSchema.properties },
+      { additionalProperties: false, description: 'Live certificate evidence from one TLS handshake.' },
+    ),
+    Type.Object(
+      {
+        status: Type.Literal('error'),
+        error: Type.String({ description: 'What happened, naming the host and the stage.' }),
+        stage: Type.Optional(Type.String({ description: 'dns, connect or tls handshake.' })),
+      },
+      { additionalProperties: false, description: 'The target gave no evidence: why.' },
+    ),
+  ],
+  { description: 'One live handshake with HOST:443 (shared cache), or why there is none.' },
+);
+export type TlsPart = Static<typeof TlsPartSchema>;
+
+export const TlsResponseSchema = Type.Object({ tls: TlsPartSchema }, { additionalProperties: false });
 export type TlsResponse = Static<typeof TlsResponseSchema>;

@@ -23,7 +23,7 @@ import type { ObservedHandshake } from '../../net/tls-handshake.js';
 import { CertificateParseError } from './certificate.js';
 import { buildTlsEvidence, type HandshakeFacts } from './evidence.js';
 import { HandshakeParseError, sentCertificates } from './handshake-records.js';
-import type { TlsEvidence } from './tls.schema.js';
+import type { TlsEvidence, TlsPart, TlsResponse } from './tls.schema.js';
 import { parseTlsTarget, type TlsTarget } from './tls-target.js';
 
 /** What inspectTls needs; the app context satisfies it, a test can build a smaller one. */
@@ -144,6 +144,37 @@ export function sentList(observed: ObservedHandshake): Buffer[] | undefined {
     if (err instanceof HandshakeParseError) return undefined;
     throw err;
   }
+}
+
+/**
+ * GET /api/tls's answer: the evidence (cached), or, as an answer all the same and never
+ * cached, why the target gave none. Bad input (400) and our own failures (the DNS
+ * providers: a 502 with providers_tried) stay errors.
+ */
+export async function lookupTls(
+  deps: TlsDeps,
+  target: string,
+): Promise<{ body: TlsResponse; cache: Freshness | undefined }> {
+  try {
+    const { body, cache } = await inspectTls(deps, target);
+    return { body: { tls: { status: 'ok', ...body.tls } }, cache };
+  } catch (err) {
+    const failure = targetFailure(err);
+    if (failure === undefined) throw err;
+    return { body: { tls: failure }, cache: undefined };
+  }
+}
+
+/**
+ * The error part for a failure that is evidence about the target (inspectTls's 502 without
+ * providers_tried: the connection, the handshake or the certificate), else undefined.
+ */
+export function targetFailure(err: unknown): Extract<TlsPart, { status: 'error' }> | undefined {
+  if (!(err instanceof AppError) || err.code !== 'upstream_failed' || err.providersTried !== undefined) {
+    return undefined;
+  }
+  const stage = err.cause instanceof TargetError ? err.cause.stage : undefined;
+  return { status: 'error', error: err.message, ...(stage ? { stage } : {}) };
 }
 
 /** 400s and the DNS client's own errors pass through; a failed connection becomes a 502 naming the stage. */

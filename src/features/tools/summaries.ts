@@ -108,6 +108,7 @@ function rdap(body: unknown): string {
 
 function tls(body: unknown): string {
   const { tls: t } = body as TlsResponse;
+  if (t.status === 'error') return `No TLS evidence: ${t.error}.`;
   const c = t.connection;
   const leaf = t.leaf;
   const trusted = c.authorized ? 'trusted' : `not trusted (${c.authorization_error ?? 'unknown reason'})`;

@@ -28,7 +28,8 @@ export type MailFinding = MailTlsResult['findings'][number];
 export type RdapResult = Ok<'/api/rdap'>;
 export type TlsResult = Ok<'/api/tls'>;
 /** The live certificate evidence; /api/inspect embeds the same object (with a status). */
-export type TlsEvidence = TlsResult['tls'];
+/** The evidence of one handshake: /api/tls's `tls` when the target gave some, each mail server's. */
+export type TlsEvidence = Omit<Extract<TlsResult['tls'], { status: 'ok' }>, 'status'>;
 export type InspectResult = Ok<'/api/inspect'>;
 export type CertificatesResult = Ok<'/api/certificates'>;
 export type SubdomainsResult = Ok<'/api/subdomains'>;

@@ -100,5 +100,15 @@ export function TlsEvidenceView({ tls }: { tls: TlsEvidence }) {
 }
 
 export function TlsView({ data }: { data: TlsResult }) {
-  return <TlsEvidenceView tls={data.tls} />;
+  const { tls } = data;
+  if (tls.status === 'ok') return <TlsEvidenceView tls={tls} />;
+  // The target's own failure is the answer (issue 31), told as inspect tells it.
+  return (
+    <Section title="No TLS handshake">
+      <p class="error-text">
+        {tls.error}
+        {tls.stage && <span class="muted"> (at {tls.stage})</span>}
+      </p>
+    </Section>
+  );
 }
