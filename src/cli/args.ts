@@ -6,8 +6,11 @@
  */
 import { parseArgs } from 'node:util';
 import { type ToolSpec, toolForCommand } from '../features/tools/catalog.js';
-import { isIP } from '../net/address.js';
-import { commandSpec, GLOBAL_DNS_DEFAULT_TYPE } from './commands.js';
+import { missingDefaults } from '../features/tools/defaults.js';
+import { commandSpec } from './commands.js';
+
+// The inference is the tools' own (MCP fills the same defaults); the unit tests read it here.
+export { rdapType } from '../features/tools/defaults.js';
 
 /** A mistake on the command line: exit status 2, with the message and a pointer to help. */
 export class UsageError extends Error {
@@ -45,13 +48,6 @@ const OPTIONS = {
 
 function paramName(option: string): string {
   return option.replaceAll('-', '_');
-}
-
-/** An IP address or a CIDR prefix is an RDAP ip query; anything else a domain. */
-export function rdapType(target: string): 'ip' | 'domain' {
-  const [address, bits, ...rest] = target.split('/');
-  const prefix = bits === undefined || (rest.length === 0 && /^\d{1,3}$/.test(bits));
-  return address !== undefined && prefix && isIP(address.replace(/^\[|\]$/g, '')) !== 0 ? 'ip' : 'domain';
 }
 
 function add(params: Record<string, string | string[]>, name: string, value: string): void {
@@ -140,9 +136,7 @@ export function parseCommandLine(
     if (args[name] !== undefined) throw new UsageError(`${name} given twice`, command);
     args[name] = value;
   }
-  if (tool.command === 'rdap' && args.type === undefined && typeof args.target === 'string') {
-    args.type = rdapType(args.target);
-  }
-  if (tool.command === 'global-dns' && args.type === undefined) args.type = GLOBAL_DNS_DEFAULT_TYPE;
+  // global-dns asks for A, rdap infers domain or ip from the target: as the MCP tools do.
+  Object.assign(args, missingDefaults(tool, args));
   return { kind: 'tool', tool, args, flags };
 }

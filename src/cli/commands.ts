@@ -74,9 +74,6 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   'my-ip': { positionals: [], example: 'netdiag my-ip', relayLists: true },
 };
 
-/** A global-dns question without a type asks for A, as the site does. */
-export const GLOBAL_DNS_DEFAULT_TYPE = 'A';
-
 export function commandSpec(tool: ToolSpec): CommandSpec {
   const spec = COMMANDS[tool.command];
   if (spec === undefined) throw new Error(`no command line spelling for ${tool.command}`);

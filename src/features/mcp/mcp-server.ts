@@ -19,6 +19,7 @@ import type { FastifyInstance } from 'fastify';
 import { CONTRACT_VERSION } from '../../plugins/openapi.js';
 import { type Caller, callRoute, errorText, type ToolArguments } from '../tools/call-route.js';
 import { type ToolDefinition, toolDefinitions } from '../tools/catalog.js';
+import { missingDefaults } from '../tools/defaults.js';
 
 const INSTRUCTIONS =
   'netdiag answers network-diagnostics questions about public names and addresses: DNS records, e-mail ' +
@@ -42,6 +43,7 @@ function toolsOf(app: FastifyInstance) {
         title: d.spec.title,
         description: d.description,
         inputSchema: d.inputSchema,
+        ...(d.outputSchema === undefined ? {} : { outputSchema: d.outputSchema }),
         annotations: {
           title: d.spec.title,
           readOnlyHint: true,
@@ -58,24 +60,32 @@ function toolsOf(app: FastifyInstance) {
   return entry;
 }
 
-/** The result of one tool call: the route's JSON as structured content, its summary as text. */
+/**
+ * The result of one tool call: the route's JSON as structured content, its summary as text.
+ * A route error is a tool error whose text is the error and then the route's error body as
+ * JSON: not structured content, which clients check against the output schema (the SDK's
+ * client does, error or not), and an error body is not the answer that schema describes.
+ */
 export async function runTool(
   app: FastifyInstance,
   definition: ToolDefinition,
   args: ToolArguments,
   caller: Caller,
 ): Promise<CallToolResult> {
-  const answer = await callRoute(app, definition.spec, args, caller);
+  const filled = { ...args, ...missingDefaults(definition.spec, args) };
+  const answer = await callRoute(app, definition.spec, filled, caller);
   if (answer.status === 200 && typeof answer.body === 'object' && answer.body !== null) {
     const body = answer.body as Record<string, unknown>;
     return { content: [{ type: 'text', text: definition.spec.summarize(body) }], structuredContent: body };
   }
   return {
     isError: true,
-    content: [{ type: 'text', text: errorText(answer) }],
-    ...(typeof answer.body === 'object' && answer.body !== null
-      ? { structuredContent: answer.body as Record<string, unknown> }
-      : {}),
+    content: [
+      { type: 'text', text: errorText(answer) },
+      ...(typeof answer.body === 'object' && answer.body !== null
+        ? [{ type: 'text' as const, text: JSON.stringify(answer.body) }]
+        : []),
+    ],
   };
 }
 

@@ -1,13 +1,15 @@
 /**
  * The lookups as tools: one list that the MCP endpoint (/mcp, and `netdiag mcp --stdio`)
- * and the `netdiag` CLI both read. A tool is a route and nothing more: its input schema,
- * description and cost are taken from the route's own options (app.routeTable), and a
- * call is answered by the route itself (call-route.ts), so limits, the challenge gate,
- * the cache and attribution apply exactly as they do over REST.
+ * and the `netdiag` CLI both read. A tool is a route and little more: its input and output
+ * schemas and its cost are taken from the route's own options (app.routeTable), and a call
+ * is answered by the route itself (call-route.ts), so limits, the challenge gate, the cache
+ * and attribution apply exactly as they do over REST. What a tool adds is said here: a short
+ * description for agents, and the defaults it fills in (defaults.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { RouteEntry } from '../../app.js';
 import { type Summarize, summaries } from './summaries.js';
+import { type JsonSchemaObject, toolInputSchema, toolOutputSchema } from './tool-schemas.js';
 
 export interface ToolSpec {
   /** The MCP tool name. */
@@ -17,42 +19,164 @@ export interface ToolSpec {
   readonly title: string;
   readonly method: 'GET' | 'POST';
   readonly path: string;
+  /**
+   * What the tool answers and when to use it, for an agent choosing among the tools: a few
+   * sentences. How the route works (upstreams, fallbacks, caching, operator settings) is the
+   * route's OpenAPI description and docs/, not every agent's context.
+   */
+  readonly description: string;
+  /** Enumerated parameters the route accepts in any case (its preValidation folds them). */
+  readonly caseInsensitive?: readonly string[];
   /** One or two sentences a model (or a person on a terminal) reads first. */
   readonly summarize: Summarize;
 }
 
 const LIST = [
-  { name: 'dns_lookup', command: 'dns', title: 'DNS lookup', method: 'GET', path: '/api/dns' },
+  {
+    name: 'dns_lookup',
+    command: 'dns',
+    title: 'DNS lookup',
+    method: 'GET',
+    path: '/api/dns',
+    description:
+      'DNS records of one type for a name (A by default; PTR takes an IP address), with the response code ' +
+      '(NOERROR, NXDOMAIN, ...) and whether the answer was DNSSEC-validated. Use it for any question about ' +
+      'what DNS says now; for whether the whole world sees the same answer, use global_dns.',
+    caseInsensitive: ['type'],
+  },
   {
     name: 'email_security',
     command: 'email',
     title: 'E-mail security',
     method: 'GET',
     path: '/api/email-security',
+    description:
+      "Scores a domain's e-mail authentication and transport security 0–100 with a grade: MX, SPF, DMARC, " +
+      'DKIM, MTA-STS, TLS-RPT and BIMI, each with its points, the rules behind them and what to fix first. Use ' +
+      'it to audit how a domain sends and receives mail; give `selector` when you know its DKIM selector.',
   },
-  { name: 'spf_check', command: 'spf', title: 'SPF check', method: 'GET', path: '/api/spf' },
-  { name: 'mail_tls', command: 'mail-tls', title: 'Mail servers', method: 'GET', path: '/api/mail-tls' },
-  { name: 'rdap_lookup', command: 'rdap', title: 'Registration (RDAP)', method: 'GET', path: '/api/rdap' },
-  { name: 'tls_certificate', command: 'tls', title: 'TLS certificate', method: 'GET', path: '/api/tls' },
-  { name: 'inspect_host', command: 'inspect', title: 'Inspect host', method: 'GET', path: '/api/inspect' },
+  {
+    name: 'spf_check',
+    command: 'spf',
+    title: 'SPF check',
+    method: 'GET',
+    path: '/api/spf',
+    description:
+      "Would mail from this IP address, as this sender, pass SPF? Evaluates the domain's SPF policy (RFC 7208 " +
+      'check_host) and returns the result (pass, fail, softfail, neutral, none, temperror, permerror) with a ' +
+      'trace of every record and term. Use it to explain a delivery failure or test an SPF change; the address ' +
+      'is only compared, never contacted.',
+  },
+  {
+    name: 'mail_tls',
+    command: 'mail-tls',
+    title: 'Mail servers',
+    method: 'GET',
+    path: '/api/mail-tls',
+    description:
+      "Tests a domain's mail servers live: for each MX host an SMTP session on port 25 with STARTTLS, the " +
+      'certificate, DANE and whether a sender enforcing MTA-STS would deliver. No mail is sent. Use it when the ' +
+      'question is whether mail reaches the domain over TLS; email_security covers the DNS records.',
+  },
+  {
+    name: 'rdap_lookup',
+    command: 'rdap',
+    title: 'Registration (RDAP)',
+    method: 'GET',
+    path: '/api/rdap',
+    description:
+      'Registration data (RDAP) of a domain or an IP address: registrar, status, registration and expiry ' +
+      'dates, name servers and contacts as published; for an address its network block and holder. Use it ' +
+      'for who registered or holds something and when it expires. `type` is inferred from `target` when left out.',
+    caseInsensitive: ['type'],
+  },
+  {
+    name: 'tls_certificate',
+    command: 'tls',
+    title: 'TLS certificate',
+    method: 'GET',
+    path: '/api/tls',
+    description:
+      'The certificate chain and TLS parameters a host serves on port 443, from one live handshake: protocol, ' +
+      'cipher, issuer, validity dates, whether it is trusted and matches the name, and findings by severity. ' +
+      'Use it for certificate expiry, chain or TLS configuration questions.',
+  },
+  {
+    name: 'inspect_host',
+    command: 'inspect',
+    title: 'Inspect host',
+    method: 'GET',
+    path: '/api/inspect',
+    description:
+      'Fetches http:// and https:// of a public host and reports the redirect chain, the final response, its ' +
+      'security headers graded A+ to F, the TLS evidence and the network (addresses, reverse DNS, AS). Use it ' +
+      'for whether a site is up, where it redirects and whether its security headers are right.',
+  },
   {
     name: 'ct_certificates',
     command: 'certificates',
     title: 'Certificate transparency',
     method: 'GET',
     path: '/api/certificates',
+    description:
+      'Certificates issued for a domain and the names below it, as logged in Certificate Transparency, newest ' +
+      'first (`truncated` and `gaps` say when the list is not the whole history). Use it for issuance history: ' +
+      'which CAs issued what, when, for which names. A logged certificate need not be served.',
   },
-  { name: 'subdomains', command: 'subdomains', title: 'Subdomains', method: 'GET', path: '/api/subdomains' },
-  { name: 'global_dns', command: 'global-dns', title: 'Global DNS', method: 'POST', path: '/api/global-dns' },
-  { name: 'ip_geo', command: 'ip-geo', title: 'IP geolocation', method: 'GET', path: '/api/ip-geo' },
+  {
+    name: 'subdomains',
+    command: 'subdomains',
+    title: 'Subdomains',
+    method: 'GET',
+    path: '/api/subdomains',
+    description:
+      'Host names below a domain found in its Certificate Transparency history, the 50 most recent resolved ' +
+      'now (active, wildcard or not resolving). Use it to discover public names; names that never had a ' +
+      'publicly logged certificate do not appear.',
+  },
+  {
+    name: 'global_dns',
+    command: 'global-dns',
+    title: 'Global DNS',
+    method: 'POST',
+    path: '/api/global-dns',
+    description:
+      'Asks one DNS question (`type` A by default) from resolvers in ten countries and says whether they all ' +
+      'see the same answer. Takes up to about 20 s. Use it after a DNS change (propagation) or for geo-DNS and ' +
+      'CDN answers; for one answer, dns_lookup is faster.',
+    caseInsensitive: ['type'],
+  },
+  {
+    name: 'ip_geo',
+    command: 'ip-geo',
+    title: 'IP geolocation',
+    method: 'GET',
+    path: '/api/ip-geo',
+    description:
+      'Approximate location and network of a public IP address: country, region, city, AS number and ' +
+      'organization. It describes the network, never a device or a home. Use it for where an address is and ' +
+      'who runs its network.',
+  },
   {
     name: 'ip_privacy',
     command: 'ip-privacy',
     title: 'IP privacy relay',
     method: 'GET',
     path: '/api/ip-privacy',
+    description:
+      'Whether a public IP address is a published relay exit (iCloud Private Relay, Tor). Use it to tell a ' +
+      "relay user's address from the user's own; no match does not rule out a VPN or another proxy.",
   },
-  { name: 'my_ip', command: 'my-ip', title: 'My IP', method: 'GET', path: '/api/my-ip' },
+  {
+    name: 'my_ip',
+    command: 'my-ip',
+    title: 'My IP',
+    method: 'GET',
+    path: '/api/my-ip',
+    description:
+      'The address this service sees the caller connect from (127.0.0.1 over stdio), with its location, AS ' +
+      "and relay classification. Use it to learn the agent's own public address.",
+  },
 ] as const satisfies readonly Omit<ToolSpec, 'summarize'>[];
 
 export type ToolName = (typeof LIST)[number]['name'];
@@ -67,25 +191,13 @@ export function toolForCommand(command: string): ToolSpec | undefined {
   return TOOLS.find((tool) => tool.command === command);
 }
 
-/** A JSON Schema object (what TypeBox builds, without its symbol keys). */
-export type JsonSchemaObject = {
-  type: 'object';
-  properties?: Record<string, object>;
-  required?: string[];
-} & Record<string, unknown>;
-
 export interface ToolDefinition {
   spec: ToolSpec;
   description: string;
   inputSchema: JsonSchemaObject;
+  /** What a successful call's structured content conforms to: the route's 200 response schema. */
+  outputSchema: JsonSchemaObject | undefined;
   expensive: boolean;
-}
-
-const NO_INPUT: JsonSchemaObject = { type: 'object', properties: {}, additionalProperties: false };
-
-/** TypeBox schemas carry symbol-keyed metadata; tool clients get plain JSON. */
-function plainJson(schema: unknown): JsonSchemaObject {
-  return JSON.parse(JSON.stringify(schema)) as JsonSchemaObject;
 }
 
 function routeOf(app: FastifyInstance, spec: ToolSpec): RouteEntry | undefined {
@@ -93,7 +205,7 @@ function routeOf(app: FastifyInstance, spec: ToolSpec): RouteEntry | undefined {
 }
 
 /**
- * The tools this app serves, described from its routes: a route that is not registered
+ * The tools this app serves, with their routes' schemas: a route that is not registered
  * (a feature switched off) is not offered. The description ends with what a call costs,
  * in this deployment's own limits.
  */
@@ -103,23 +215,22 @@ export function toolDefinitions(app: FastifyInstance): ToolDefinition[] {
   for (const spec of TOOLS) {
     const route = routeOf(app, spec);
     if (route?.schema === undefined) continue;
-    const { summary, description, querystring, body } = route.schema as {
-      summary?: string;
-      description?: string;
+    const { querystring, body, response } = route.schema as {
       querystring?: unknown;
       body?: unknown;
+      response?: unknown;
     };
-    const input = spec.method === 'GET' ? querystring : body;
     const cost = route.expensive
-      ? `Cost: an expensive lookup (live measurement): counts against both the expensive limit ` +
-        `(${expensive?.limit} per ${expensive?.window_seconds} s per client address) and the general one ` +
-        `(${general?.limit} per ${general?.window_seconds} s).`
-      : `Cost: counts against the general limit (${general?.limit} per ${general?.window_seconds} s per ` +
-        'client address), shared with the REST API.';
+      ? `Cost: a live measurement, counted against the expensive limit (${expensive?.limit} per ` +
+        `${expensive?.window_seconds} s per client address) and the general limit (${general?.limit} per ` +
+        `${general?.window_seconds} s).`
+      : `Cost: counted against the general limit (${general?.limit} per ${general?.window_seconds} s per ` +
+        'client address).';
     out.push({
       spec,
-      description: [summary && `${summary}.`, description, cost].filter(Boolean).join(' '),
-      inputSchema: input === undefined ? NO_INPUT : plainJson(input),
+      description: `${spec.description} ${cost}`,
+      inputSchema: toolInputSchema(spec, spec.method === 'GET' ? querystring : body),
+      outputSchema: toolOutputSchema(response),
       expensive: route.expensive,
     });
   }
