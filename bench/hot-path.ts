@@ -167,10 +167,10 @@ const cases: Case[] = [
   },
   {
     piece: 'in-process limiter',
-    variant: 'ClientLimits.admit, general + expensive, RateLimit written',
+    variant: 'ClientLimits.admit, an expensive route (general point, both policies), RateLimit written',
     ops: 500_000,
     run: (ops) => {
-      for (let i = 0; i < ops; i++) limits.admit(limits.costly, `198.51.100.${i & 255}`);
+      for (let i = 0; i < ops; i++) limits.admit(limits.expensiveRoute, `198.51.100.${i & 255}`);
     },
   },
 ];

@@ -4,7 +4,17 @@
  * The provider chain and composite lookups (email-security, subdomains) all
  * load through this one function.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Cache, CacheEvents } from './types.js';
+
+/**
+ * Who pays for a measurement. A request may run its lookups with a payer (the expensive
+ * routes do: plugins/rate-limit.ts): it is called when one of them finds nothing cached and
+ * is about to measure, before anything is measured, and a payer that throws (a spent
+ * budget's 429) fails that request alone. An answer read from the cache costs nothing, and
+ * a request that joins a measurement already under way is not charged for it.
+ */
+export const measurementPayer = new AsyncLocalStorage<() => void | Promise<void>>();
 
 export interface Loaded<T> {
   value: T;
@@ -50,15 +60,9 @@ export class CachedLoader {
     return this.#cache;
   }
 
-  load<T>(key: string, loader: () => Promise<Loaded<T>>): Promise<CachedResult<T>> {
-    const pending = this.#inflight.get(key);
-    if (pending) return pending as Promise<CachedResult<T>>;
-    const run = this.#run(key, loader).finally(() => this.#inflight.delete(key));
-    this.#inflight.set(key, run);
-    return run;
-  }
-
-  async #run<T>(key: string, loader: () => Promise<Loaded<T>>): Promise<CachedResult<T>> {
+  async load<T>(key: string, loader: () => Promise<Loaded<T>>): Promise<CachedResult<T>> {
+    const measuring = this.#inflight.get(key);
+    if (measuring) return measuring as Promise<CachedResult<T>>;
     const entry = await this.#cache.get<T>(key);
     if (entry !== undefined) {
       this.#events.onHit?.();
@@ -70,6 +74,21 @@ export class CachedLoader {
       };
     }
     this.#events.onMiss?.();
+    // Another request may have started measuring while this one read the cache, or was charged.
+    const started = this.#inflight.get(key);
+    if (started) return started as Promise<CachedResult<T>>;
+    const pay = measurementPayer.getStore();
+    if (pay !== undefined) {
+      await pay();
+      const meanwhile = this.#inflight.get(key);
+      if (meanwhile) return meanwhile as Promise<CachedResult<T>>;
+    }
+    const run = this.#measure(key, loader).finally(() => this.#inflight.delete(key));
+    this.#inflight.set(key, run);
+    return run;
+  }
+
+  async #measure<T>(key: string, loader: () => Promise<Loaded<T>>): Promise<CachedResult<T>> {
     const { value, ttl } = await loader();
     const maxAge = Math.max(0, Math.floor(ttl));
     const storedAt = this.#clock();

@@ -18,7 +18,8 @@ certificate-transparency history, subdomains, a DNS measurement from ten countri
 Policy: cache first, the primary provider next, a fallback only after an operational failure.
 Provider-backed answers carry \`source\`, \`source_id\` and \`providers_tried\`. Failures are never cached.
 Every error body is JSON \`{error}\`. Limits: 30 requests / 60 s per address across the API, 6 / 60 s for
-expensive live measurements; exceeding either answers 429 with \`Retry-After\` in seconds.
+expensive live measurements (an answer already cached is not one: it costs a general request only);
+exceeding either answers 429 with \`Retry-After\` in seconds.
 The service never connects to a private or special-use address on a caller's behalf.
 
 Challenge protection: when the operator configures both Turnstile keys (see \`GET /api/challenge/status\`),

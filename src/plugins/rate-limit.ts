@@ -8,6 +8,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { measurementPayer } from '../cache/cached.js';
 import { type AppError, tooManyRequests } from '../errors.js';
 import type {
   Budget,
@@ -21,7 +22,7 @@ import { clientIp } from './client-address.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Counts against the expensive budget as well as the general one. */
+    /** A live measurement it makes counts against the expensive budget too (a cached answer does not). */
     expensive?: boolean;
   }
   interface FastifyInstance {
@@ -65,8 +66,49 @@ async function rateLimitPlugin(
   const { limits } = opts;
   const expensivePaths = new Set<string>();
   app.addHook('onRoute', (route) => {
-    if (route.config?.expensive) expensivePaths.add(route.url);
+    if (!route.config?.expensive) return;
+    expensivePaths.add(route.url);
+    // The handler's lookups run with this request as the payer of what they measure
+    // (cache/cached.ts): an answer from the cache costs the general point the check took.
+    const handler = route.handler;
+    route.handler = function measured(this: FastifyInstance, request, reply) {
+      return measurementPayer.run(payer(request, reply), () => handler.call(this, request, reply));
+    };
   });
+
+  /**
+   * Takes the expensive point once, the first time the request measures; a refusal is its 429,
+   * thrown again to any later lookup of the same request, so nothing of it is measured.
+   */
+  const payer = (request: FastifyRequest, reply: FastifyReply) => {
+    let paid: Promise<void> | undefined;
+    let refused: AppError | undefined;
+    let done = false;
+    const settle = (verdict: Verdict): void => {
+      const outcome = rateLimitOutcome(limits.measurement, verdict, opts.onReject);
+      // After the general member the request check wrote.
+      const before = reply.getHeader('ratelimit');
+      reply.header(
+        'ratelimit',
+        before ? `${String(before)}, ${outcome.headers.ratelimit}` : outcome.headers.ratelimit,
+      );
+      refused = outcome.refusal;
+    };
+    return (): void | Promise<void> => {
+      if (!done) {
+        done = true;
+        const verdict = limits.admit(limits.measurement, clientIp(request));
+        if (verdict instanceof Promise) paid = verdict.then(settle);
+        else settle(verdict);
+      }
+      if (paid !== undefined) {
+        return paid.then(() => {
+          if (refused) throw refused;
+        });
+      }
+      if (refused) throw refused;
+    };
+  };
 
   /** The outcome's RateLimit headers written; the 429 thrown when a budget refused. */
   const charged = (reply: FastifyReply, verdict: Verdict): void => {

@@ -29,7 +29,7 @@ export interface RouteFacts {
   /** The route's template (`/api/dns`), or the request's path when no route matched. */
   readonly path: string;
   readonly matched: boolean;
-  /** `config: { expensive: true }`: counts against the expensive budget too. */
+  /** `config: { expensive: true }`: a measurement it makes counts against the expensive budget too. */
   readonly expensive: boolean;
   /** `config: { passive: true }`: needs no lookup session when the challenge is on. */
   readonly passive: boolean;
@@ -109,9 +109,10 @@ export function requestChecks(deps: CheckDeps): readonly RequestCheck[] {
     {
       name: 'rate limit',
       run: ({ route, ip }) => {
-        // Every /api request counts against the general budget, a live measurement against both.
+        // Every /api request counts against the general budget; one that measures live is charged
+        // the expensive budget too, when it does (plugins/rate-limit.ts), never for a cached answer.
         if (!route.path.startsWith('/api/')) return undefined;
-        const budget = route.expensive ? deps.limits.costly : deps.limits.cheap;
+        const budget = route.expensive ? deps.limits.expensiveRoute : deps.limits.cheap;
         const admission = deps.limits.admit(budget, ip);
         return admission instanceof Promise
           ? admission.then((a) => rateLimitOutcome(budget, a, deps.onRateLimited))

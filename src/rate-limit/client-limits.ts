@@ -1,6 +1,7 @@
 /**
  * The per-client budgets (docs/architecture.md §5): a general one across /api/* and /mcp,
- * and a smaller one for expensive live measurements on top of it, both keyed on the
+ * and a smaller one for expensive live measurements on top of it (taken only when a request
+ * measures: a cached answer costs a general point alone), both keyed on the
  * client's address (an IPv4 address, an IPv6 /64: rateLimitKey) and counted in one store
  * (store.ts). What a request's passage through them says is written as the RateLimit
  * headers of draft-ietf-httpapi-ratelimit-headers (structured fields, RFC 9651):
@@ -82,19 +83,24 @@ export interface ClientLimitsOptions {
 export class ClientLimits {
   readonly general: GroupCounter;
   readonly expensive: GroupCounter;
-  /** An /api route's budget, and an expensive route's: general first, then expensive. */
+  /** What every /api request takes: a point of the general budget. */
   readonly cheap: Budget;
-  readonly costly: Budget;
+  /**
+   * The same for an expensive route, whose policy names both budgets: the expensive one is
+   * taken only when the request measures (`measurement`), never for a cached answer.
+   */
+  readonly expensiveRoute: Budget;
+  /** What a request takes when its lookup finds nothing cached and measures live. */
+  readonly measurement: Budget;
   readonly #store: RateLimitStore;
 
   constructor(opts: ClientLimitsOptions) {
     this.general = { name: 'general', ...opts.general };
     this.expensive = { name: 'expensive', ...opts.expensive };
     this.cheap = { counters: [this.general], policy: policyOf([this.general]) };
-    this.costly = {
-      counters: [this.general, this.expensive],
-      policy: policyOf([this.general, this.expensive]),
-    };
+    const both = policyOf([this.general, this.expensive]);
+    this.expensiveRoute = { counters: [this.general], policy: both };
+    this.measurement = { counters: [this.expensive], policy: both };
     this.#store = opts.store;
   }
 
