@@ -242,7 +242,9 @@ describe('netdiag --json and the exit status', () => {
       expect((await netdiag(['--api', limited.url, 'my-ip'])).code).toBe(0);
       const second = await netdiag(['--api', limited.url, 'my-ip']);
       expect(second.code).toBe(1);
-      expect(second.stderr).toMatch(/HTTP 429: retry after \d+ s/);
+      // When to retry, said once (issue 31).
+      expect(second.stderr).toMatch(/retry after \d+ s \(HTTP 429, rate_limited\)/);
+      expect(second.stderr.match(/retry after/g)).toHaveLength(1);
     } finally {
       await limited.close();
     }

@@ -338,7 +338,11 @@ describe('MCP and REST share one rate limit and one challenge gate', () => {
       expect((await fetch(`${fx.url}/api/dns?target=example.test`)).status).toBe(200);
       const limited = await call(client, 'dns_lookup', { target: 'example.test' });
       expect(limited.isError).toBe(true);
-      expect(text(limited)).toMatch(/HTTP 429: retry after \d+ s/);
+      // When to retry, said once (issue 31): the limiter's text, then the status.
+      const first = limited.content[0]?.type === 'text' ? limited.content[0].text : '';
+      expect(first).toMatch(
+        /^rate limit exceeded \(general\); retry after \d+ s \(HTTP 429, rate_limited\)$/,
+      );
       const rest = await fetch(`${fx.url}/api/dns?target=example.test`);
       expect(rest.status).toBe(429);
       await client.close();

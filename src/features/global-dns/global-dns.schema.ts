@@ -1,4 +1,4 @@
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { AttributionFields, Nullable } from '../../api-schema.js';
 import { GLOBAL_DNS_TYPES } from '../../providers/global-dns/index.js';
 

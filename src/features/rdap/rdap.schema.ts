@@ -1,4 +1,4 @@
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { AttributionFields, Nullable, TaggedUnion } from '../../api-schema.js';
 
 export const RdapQuerySchema = Type.Object({

@@ -81,7 +81,8 @@ export async function callRoute(
 export function errorText(answer: RouteAnswer): string {
   const body = answer.body as { error?: unknown; code?: unknown } | null;
   const error = typeof body?.error === 'string' ? body.error : `the route answered HTTP ${answer.status}`;
-  if (answer.status === 429 && answer.retryAfter !== null) {
+  // The limiter's own text already says when to retry; say it once.
+  if (answer.status === 429 && answer.retryAfter !== null && !/retry after \d+ s/.test(error)) {
     return `${error} (HTTP 429: retry after ${answer.retryAfter} s)`;
   }
   return `${error} (HTTP ${answer.status}${typeof body?.code === 'string' ? `, ${body.code}` : ''})`;
