@@ -258,6 +258,21 @@ describe('netdiag colour', () => {
     expect(stripVTControlCharacters(forced.stdout)).toBe(none.stdout);
   }, 90_000);
 
+  it('FORCE_COLOR=1 mail-tls: the headline in capitals inside whole SGR codes, never a mangled CSI (issue 31)', async (t) => {
+    if (fx.mailDomain === undefined) return t.skip();
+    const forced = await netdiag(['mail-tls', fx.mailDomain], { FORCE_COLOR: '1' });
+    expect(forced.code, forced.stderr).toBe(0);
+    // Below the summary: the verdict, bold and in its tone, in capitals.
+    expect(forced.stdout).toMatch(
+      new RegExp(`\\n${SGR('1')}${SGR('3[0-9]')}(PASS|WARN|FAIL|UNREACHABLE)${SGR('39')}${SGR('22')}  `),
+    );
+    // Every CSI sequence in the output is SGR (final byte m): `ESC[31M` would delete the line.
+    const csi = forced.stdout.match(/\u001b\[[0-?]*[ -/]*[@-~]/g) ?? [];
+    expect(csi.length).toBeGreaterThan(2);
+    for (const sequence of csi) expect(sequence).toMatch(/^.\[[0-9;]*m$/);
+    expect(stripVTControlCharacters(forced.stdout)).toContain('Mail servers');
+  }, 90_000);
+
   it('on a real terminal (tmux): colour, the table aligned; NO_COLOR there: none', async (t) => {
     if (spawnSync('tmux', ['-V']).status !== 0) return t.skip();
     const socket = `netdiag-cli-${process.pid}`;
