@@ -267,7 +267,7 @@ describe('netdiag colour', () => {
       new RegExp(`\\n${SGR('1')}${SGR('3[0-9]')}(PASS|WARN|FAIL|UNREACHABLE)${SGR('39')}${SGR('22')}  `),
     );
     // Every CSI sequence in the output is SGR (final byte m): `ESC[31M` would delete the line.
-    const csi = forced.stdout.match(/\u001b\[[0-?]*[ -/]*[@-~]/g) ?? [];
+    const csi = forced.stdout.match(new RegExp(`${ESC}[0-?]*[ -/]*[@-~]`.replace('[', '\\['), 'g')) ?? [];
     expect(csi.length).toBeGreaterThan(2);
     for (const sequence of csi) expect(sequence).toMatch(/^.\[[0-9;]*m$/);
     expect(stripVTControlCharacters(forced.stdout)).toContain('Mail servers');
