@@ -9,7 +9,7 @@ import { errorText } from '../features/tools/call-route.js';
 import { type ToolSpec, toolForCommand } from '../features/tools/catalog.js';
 import { type Answer, EXIT, exitStatus } from './answer.js';
 import { type GlobalFlags, type Invocation, parseCommandLine, UsageError } from './args.js';
-import { commandHelp, commandSpec, helpText } from './commands.js';
+import { commandHelp, commandSpec, helpText, usageLine } from './commands.js';
 import { PROGRESS_AFTER_MS, type ProgressTarget, startProgress } from './progress.js';
 import { attribution } from './render/common.js';
 import { RENDERERS } from './render/index.js';
@@ -191,8 +191,13 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal)
     return await dispatch(parseCommandLine(argv, io.env), io, signal);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    const hint = err.command ? `netdiag help ${err.command}` : 'netdiag --help';
-    io.stderr.write(`netdiag: ${err.message}\nusage: ${hint}\n`);
+    // The command's own usage line when there is one, then where the rest of its help is.
+    const tool = err.command === undefined ? undefined : toolForCommand(err.command);
+    const usage = tool
+      ? `${usageLine(tool)} [--json] [--api URL]\n       (netdiag help ${tool.command})`
+      : `netdiag ${err.command === undefined ? '--help' : `help ${err.command}`}`;
+    const who = tool ? `netdiag ${tool.command}` : 'netdiag';
+    io.stderr.write(`${who}: ${err.message}\nusage: ${usage}\n`);
     return { exit: EXIT.usage };
   }
 }

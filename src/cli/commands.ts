@@ -1,9 +1,10 @@
 /**
  * How each tool is spelled on the command line: which route parameters its positional
- * arguments fill, and the options worth naming in its help. Everything else about a tool (its
- * route, title, summary) is features/tools/catalog.ts's; any route parameter not named here
- * still passes as `--name value`, and the route's own validation answers for it (a 400 naming
- * it), so this table cannot drift into a second schema.
+ * arguments fill, and its named options. Everything else about a tool (its route, title,
+ * summary) is features/tools/catalog.ts's. Between them the positionals and the options are
+ * every parameter of the route (test/unit/cli/args.test.ts holds them equal to the route's
+ * schema, so this table cannot drift into a second one); the values are the route's to
+ * validate (a 400 naming the parameter). A name not here is a usage error (exit 2).
  */
 import { TOOLS, type ToolSpec } from '../features/tools/catalog.js';
 
@@ -17,8 +18,10 @@ export interface Positional {
 
 export interface CommandSpec {
   positionals: readonly Positional[];
-  /** Options shown in the usage line and help: name → label of its value ('' for a flag). */
+  /** Every named option, as the usage line and help show it: name → label of its value. */
   options?: Readonly<Record<string, string>>;
+  /** At least one of these options must be given: what is missing without them, and the names. */
+  oneOf?: { missing: string; options: readonly string[] };
   example: string;
   /** Shows progress from the start: a live measurement that takes seconds. */
   slow?: boolean;
@@ -45,6 +48,7 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   spf: {
     positionals: [IP],
     options: { sender: 'address', helo: 'name', domain: 'domain' },
+    oneOf: { missing: 'the domain whose SPF policy to check', options: ['sender', 'helo', 'domain'] },
     example: 'netdiag spf 192.0.2.1 --sender a@example.com',
   },
   'mail-tls': { positionals: [DOMAIN], example: 'netdiag mail-tls example.com', slow: true },
@@ -83,6 +87,14 @@ export function commandSpec(tool: ToolSpec): CommandSpec {
   return spec;
 }
 
+/** The route parameters a command takes by name: its options (`-` read as `_`) and its positionals'. */
+export function optionNames(spec: CommandSpec): ReadonlySet<string> {
+  return new Set([
+    ...spec.positionals.map((p) => p.param),
+    ...Object.keys(spec.options ?? {}).map((name) => name.replaceAll('-', '_')),
+  ]);
+}
+
 export function usageLine(tool: ToolSpec): string {
   const spec = commandSpec(tool);
   const positionals = spec.positionals.map((p) => (p.optional ? `[${p.label}]` : `<${p.label}>`));
@@ -93,7 +105,6 @@ export function usageLine(tool: ToolSpec): string {
 export const GLOBAL_OPTIONS: readonly [string, string][] = [
   ['--json', "print the API's JSON answer (pretty-printed) and nothing else on stdout"],
   ['--api URL', 'ask the netdiag instance at URL (default: $NETDIAG_API; unset: run in this process)'],
-  ['--name value', 'any other parameter of the route (see /openapi.json), e.g. --include-tls false'],
   ['-h, --help', 'this help; `netdiag help <command>` for one command'],
   ['-V, --version', 'the version'],
 ];
@@ -140,6 +151,6 @@ export function commandHelp(tool: ToolSpec): string {
       ? ['', 'A live measurement: it takes seconds, and counts against the expensive rate limit.']
       : []),
     '',
-    'Other route parameters pass as --name value; the route validates them (a 400 names the bad one).',
+    'The route validates the values (a 400 names the bad one); an option not shown here is refused.',
   ].join('\n');
 }

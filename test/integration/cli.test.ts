@@ -216,11 +216,26 @@ describe('netdiag --json and the exit status', () => {
     const json = await netdiag(['--api', app.url, 'dns', 'example.test', 'NOPE', '--json']);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toMatchObject({ error: expect.stringMatching(/type/) });
-    for (const args of [['frobnicate'], ['spf'], ['dns', 'a', 'b', 'c'], ['mcp']]) {
+    for (const args of [
+      ['frobnicate'],
+      ['spf'],
+      ['spf', '192.0.2.1'],
+      ['dns', 'a', 'b', 'c'],
+      ['mcp'],
+      // An unknown option is refused, never dropped (issue 31).
+      ['email', 'example.test', '--selecter', 's1'],
+    ]) {
       const run = await netdiag(args);
       expect(run.code, args.join(' ')).toBe(2);
-      expect(run.stderr, args.join(' ')).toMatch(/^netdiag: .+\nusage: netdiag/);
+      expect(run.stdout, args.join(' ')).toBe('');
+      expect(run.stderr, args.join(' ')).toMatch(/^netdiag( [a-z-]+)?: .+\nusage: netdiag/);
     }
+    const typo = await netdiag(['email', 'example.test', '--selecter', 's1']);
+    expect(typo.stderr).toBe(
+      'netdiag email: unknown option --selecter (did you mean --selector?)\n' +
+        'usage: netdiag email <domain> [--selector name] [--json] [--api URL]\n' +
+        '       (netdiag help email)\n',
+    );
   }, 90_000);
 
   it('exit 1 for an upstream failure (502), with each provider’s error on stderr', async () => {
