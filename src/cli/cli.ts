@@ -12,7 +12,7 @@ import { type GlobalFlags, type Invocation, parseCommandLine, UsageError } from 
 import { commandHelp, commandSpec, helpText, usageLine } from './commands.js';
 import { PROGRESS_AFTER_MS, type ProgressTarget, startProgress } from './progress.js';
 import { attribution } from './render/common.js';
-import { RENDERERS } from './render/index.js';
+import { FOR_PEOPLE, RENDERERS } from './render/index.js';
 import { createStyle, type Style, wantsColour } from './style.js';
 
 export interface Io {
@@ -71,8 +71,9 @@ function failureText(answer: Answer, tool: ToolSpec, flags: GlobalFlags, style: 
   return `${lines.join('\n')}\n`;
 }
 
-function humanText(tool: ToolSpec, body: unknown, style: Style): string {
+function humanText(tool: ToolSpec, answer: unknown, style: Style): string {
   const render = RENDERERS[tool.command];
+  const body = FOR_PEOPLE[tool.command]?.(answer) ?? answer;
   const lines = [
     style.bold(tool.summarize(body)),
     '',

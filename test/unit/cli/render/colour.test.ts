@@ -48,7 +48,6 @@ const spfFail = {
   helo: null,
   identity: 'mailfrom',
   result: 'softfail',
-  matched: null,
   lookups: 0,
   lookup_limit: 10,
   void_lookups: 0,
