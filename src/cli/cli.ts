@@ -102,7 +102,7 @@ async function lookup(
     }
     // Loaded only here: --help, --version and --api never pay for the app.
     const { askLocal, localCaller, openLocalApp, relayListsSettled } = await import('./local.js');
-    const local = await openLocalApp(io.env, { relayLists: 'on-demand' });
+    const local = await openLocalApp(io.env, { relayLists: 'on-demand', features: [spec.feature] });
     try {
       if (spec.relayLists) {
         // The copies in LIST_CACHE_DIR load here; only a first run has to wait for a download.

@@ -6,6 +6,7 @@
  * schema, so this table cannot drift into a second one); the values are the route's to
  * validate (a 400 naming the parameter). A name not here is a usage error (exit 2).
  */
+import type { FeatureName } from '../features/index.js';
 import { TOOLS, type ToolSpec } from '../features/tools/catalog.js';
 
 export interface Positional {
@@ -17,6 +18,8 @@ export interface Positional {
 }
 
 export interface CommandSpec {
+  /** The endpoint family whose route answers it: in-process, the app is built with it alone. */
+  feature: FeatureName;
   positionals: readonly Positional[];
   /** Every named option, as the usage line and help show it: name → label of its value. */
   options?: Readonly<Record<string, string>>;
@@ -34,6 +37,7 @@ const IP: Positional = { param: 'ip', label: 'ip' };
 
 export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   dns: {
+    feature: 'dns',
     positionals: [
       { param: 'target', label: 'name' },
       { param: 'type', label: 'TYPE', optional: true },
@@ -41,31 +45,54 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     example: 'netdiag dns example.com MX',
   },
   email: {
+    feature: 'email',
     positionals: [DOMAIN],
     options: { selector: 'name' },
     example: 'netdiag email example.com --selector s1',
   },
   spf: {
+    feature: 'spf',
     positionals: [IP],
     options: { sender: 'address', helo: 'name', domain: 'domain' },
     oneOf: { missing: 'the domain whose SPF policy to check', options: ['sender', 'helo', 'domain'] },
     example: 'netdiag spf 192.0.2.1 --sender a@example.com',
   },
-  'mail-tls': { positionals: [DOMAIN], example: 'netdiag mail-tls example.com', slow: true },
+  'mail-tls': {
+    feature: 'mail-tls',
+    positionals: [DOMAIN],
+    example: 'netdiag mail-tls example.com',
+    slow: true,
+  },
   rdap: {
+    feature: 'rdap',
     positionals: [{ param: 'target', label: 'domain|ip|cidr' }],
     options: { type: 'domain|ip' },
     example: 'netdiag rdap google.com',
   },
-  tls: { positionals: [{ param: 'target', label: 'host' }], example: 'netdiag tls example.com' },
+  tls: {
+    feature: 'tls',
+    positionals: [{ param: 'target', label: 'host' }],
+    example: 'netdiag tls example.com',
+  },
   inspect: {
+    feature: 'inspect',
     positionals: [{ param: 'target', label: 'host|url' }],
     options: { ip: 'address', 'include-tls': 'true|false' },
     example: 'netdiag inspect example.com',
   },
-  certificates: { positionals: [DOMAIN], example: 'netdiag certificates example.com' },
-  subdomains: { positionals: [DOMAIN], example: 'netdiag subdomains example.com', slow: true },
+  certificates: {
+    feature: 'ct',
+    positionals: [DOMAIN],
+    example: 'netdiag certificates example.com',
+  },
+  subdomains: {
+    feature: 'ct',
+    positionals: [DOMAIN],
+    example: 'netdiag subdomains example.com',
+    slow: true,
+  },
   'global-dns': {
+    feature: 'global-dns',
     positionals: [
       { param: 'target', label: 'name' },
       { param: 'type', label: 'TYPE', optional: true },
@@ -73,9 +100,24 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     example: 'netdiag global-dns example.com AAAA',
     slow: true,
   },
-  'ip-geo': { positionals: [IP], example: 'netdiag ip-geo 192.0.2.1', relayLists: true },
-  'ip-privacy': { positionals: [IP], example: 'netdiag ip-privacy 172.224.226.34', relayLists: true },
-  'my-ip': { positionals: [], example: 'netdiag my-ip', relayLists: true },
+  'ip-geo': {
+    feature: 'ip',
+    positionals: [IP],
+    example: 'netdiag ip-geo 192.0.2.1',
+    relayLists: true,
+  },
+  'ip-privacy': {
+    feature: 'ip',
+    positionals: [IP],
+    example: 'netdiag ip-privacy 172.224.226.34',
+    relayLists: true,
+  },
+  'my-ip': {
+    feature: 'ip',
+    positionals: [],
+    example: 'netdiag my-ip',
+    relayLists: true,
+  },
 };
 
 /** A global-dns question without a type asks for A, as the site does. */
