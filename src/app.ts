@@ -31,7 +31,6 @@ import errorsPlugin, {
 import httpHeaders from './plugins/http-headers.js';
 import { LoadMonitor } from './plugins/load-shedding.js';
 import metricsPlugin from './plugins/metrics.js';
-import openapi from './plugins/openapi.js';
 import rateLimitPlugin from './plugins/rate-limit.js';
 import requestChecksPlugin, {
   type CheckedRequest,
@@ -267,7 +266,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await app.register(challengeGatePlugin, { gate });
   // Last of the plugins that set headers in onSend: it keeps what they produced.
   await app.register(responseCachePlugin, { cache: replays });
-  await app.register(openapi);
+  // /openapi.json and /docs describe the whole API: an app built for some families serves neither.
+  if (opts.features === undefined) await app.register((await import('./plugins/openapi.js')).default);
   await app.register(taggedUnions);
 
   // The provider families first (each decorates the instance and owns its lifecycle), then the routes that read them.
