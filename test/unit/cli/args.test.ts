@@ -1,13 +1,10 @@
 /** The command line → a route call: positionals, passed-through options, inferred and default types, usage errors. */
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { buildApp } from '../../../src/app.js';
 import { parseCommandLine, rdapType, UsageError } from '../../../src/cli/args.js';
 import { main } from '../../../src/cli/cli.js';
-import { COMMANDS, commandSpec, optionNames } from '../../../src/cli/commands.js';
+import { COMMANDS } from '../../../src/cli/commands.js';
 import { RENDERERS } from '../../../src/cli/render/index.js';
-import { testConfig } from '../../../src/config/index.js';
-import { TOOLS, toolDefinitions } from '../../../src/features/tools/catalog.js';
+import { TOOLS } from '../../../src/features/tools/catalog.js';
 import { thrownBy } from '../../expect-error.js';
 
 function tool(argv: string[], env: Record<string, string> = {}) {
@@ -119,22 +116,6 @@ describe('parseCommandLine', () => {
         'usage: netdiag email <domain> [--selector name] [--json] [--api URL]\n' +
         '       (netdiag help email)\n',
     );
-  });
-
-  it('names, between positionals and options, exactly the parameters of each route', async () => {
-    const app = await buildApp(testConfig(), { logger: pino({ level: 'silent' }), relayLists: 'on-demand' });
-    try {
-      await app.ready();
-      const definitions = toolDefinitions(app);
-      expect(definitions.map((d) => d.spec.command).sort()).toEqual(TOOLS.map((t) => t.command).sort());
-      for (const d of definitions) {
-        expect([...optionNames(commandSpec(d.spec))].sort(), d.spec.command).toEqual(
-          Object.keys(d.inputSchema.properties ?? {}).sort(),
-        );
-      }
-    } finally {
-      await app.close();
-    }
   });
 
   it('has a spelling and a renderer for every tool', () => {
