@@ -5,7 +5,7 @@
  * Output for people, --json, the exit status, the MCP server over stdio with the SDK's own
  * client, `netdiag serve`, and one run on a real terminal inside tmux.
  *
- * Each run is a Node process loading the whole app: about 1.5 s on an idle machine, so the
+ * Each run is a Node process loading the app for its command: about 1 s on an idle machine, so the
  * bounds here are far above that (a loaded 2-core machine runs several suites at once).
  */
 import { execFile, spawnSync } from 'node:child_process';
