@@ -186,6 +186,9 @@ export function commandHelp(tool: ToolSpec): string {
     `Usage: ${usageLine(tool)} [--json] [--api URL]`,
     '',
     `Example: ${spec.example}`,
+    ...(spec.oneOf
+      ? ['', `At least one of ${spec.oneOf.options.map((o) => `--${o}`).join(', ')}: ${spec.oneOf.missing}.`]
+      : []),
     ...(tool.command === 'rdap'
       ? ['', 'The type is inferred: an IP address or CIDR is ip, anything else domain.']
       : []),
