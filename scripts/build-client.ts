@@ -13,12 +13,13 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { API_TYPES, CLIENT_SRC } from './build-inputs.mjs';
 import { writeAtomically } from './build-web.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const CLIENT_SRC = join(ROOT, 'src/client');
+
+export { API_TYPES, CLIENT_SRC };
 export const CLIENT_OUT = join(ROOT, 'dist/client');
-export const API_TYPES = join(CLIENT_SRC, 'openapi.gen.d.ts');
 
 /** /openapi.json from the app itself (test config: no listener, no network), as TypeScript types. */
 export async function generateApiTypes(): Promise<void> {

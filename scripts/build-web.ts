@@ -17,9 +17,11 @@ import { mkdir } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib';
+import { WEB_SRC } from './build-inputs.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const WEB_SRC = join(ROOT, 'src/web');
+
+export { WEB_SRC };
 export const WEB_OUT = join(ROOT, 'dist/web');
 export const ASSETS_OUT = join(WEB_OUT, 'assets');
 

@@ -16,81 +16,30 @@
  * `npm run check`; the build only has to be fast enough to run before every start.
  *
  * Staleness is decided by content, not mtimes: dist/.build-state.json records a hash of
- * each part's inputs, so a fresh clone, a checkout or a copied tree never serves code
- * older than its sources, and an unchanged tree costs one hash of ~250 files.
+ * each part's inputs (scripts/build-inputs.mjs), so a fresh clone, a checkout or a copied tree
+ * never serves code older than its sources, and an unchanged tree costs one hash of ~250 files.
  */
-import { createHash } from 'node:crypto';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { API_TYPES, CLIENT_SRC, emitClientDeclarations, generateApiTypes } from './build-client.js';
-import { bundleSite, typecheckSite, WEB_SRC } from './build-web.js';
+import { API_TYPES, emitClientDeclarations, generateApiTypes } from './build-client.js';
+import {
+  DIST,
+  inputHash,
+  isCurrent,
+  readState,
+  STATE_FILE,
+  serverData,
+  serverSources,
+} from './build-inputs.mjs';
+import { bundleSite, typecheckSite } from './build-web.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SRC = join(ROOT, 'src');
-export const DIST = join(ROOT, 'dist');
-const STATE_FILE = join(DIST, '.build-state.json');
+
+export { DIST };
 
 type Part = 'server' | 'web';
-type BuildState = Partial<Record<Part, string>>;
-
-function filesUnder(dir: string, keep: (path: string) => boolean): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...filesUnder(path, keep));
-    else if (keep(path)) out.push(path);
-  }
-  return out.sort();
-}
-
-/** The server's sources: every .ts under src but the site's. */
-function serverSources(): string[] {
-  return filesUnder(SRC, (p) => p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.startsWith(WEB_SRC));
-}
-
-/**
- * Data files a server module reads relative to itself (the Mark Verifying Authority roots),
- * copied beside the built modules: a production install ships dist/ alone.
- */
-function serverData(): string[] {
-  return filesUnder(SRC, (p) => p.endsWith('.pem') && !p.startsWith(WEB_SRC));
-}
-
-function inputsOf(part: Part): string[] {
-  const self = fileURLToPath(import.meta.url);
-  if (part === 'server') return [...serverSources(), ...serverData(), self];
-  // The site bundles the typed client: a change there is a change of the site.
-  const source = (p: string) => p !== API_TYPES;
-  return [
-    ...filesUnder(WEB_SRC, source),
-    ...filesUnder(CLIENT_SRC, source),
-    join(ROOT, 'scripts/build-web.ts'),
-    self,
-  ];
-}
-
-function hashOf(files: string[]): string {
-  const hash = createHash('sha256');
-  for (const file of files) hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file));
-  return hash.digest('hex');
-}
-
-function readState(): BuildState {
-  try {
-    return JSON.parse(readFileSync(STATE_FILE, 'utf8')) as BuildState;
-  } catch {
-    return {};
-  }
-}
 
 /** dist/ without the site, rebuilt from scratch so a deleted source leaves no module behind. */
 async function buildServer(): Promise<number> {
@@ -132,8 +81,8 @@ export async function build(opts: BuildOptions = {}): Promise<Part[]> {
   const built: Part[] = [];
   // The contract first: the site's type check and the client's declarations are made from it.
   if (!opts.ifStale) await generateApiTypes();
-  const serverHash = hashOf(inputsOf('server'));
-  const serverCurrent = state.server === serverHash && existsSync(join(DIST, 'server.js'));
+  const serverHash = inputHash('server');
+  const serverCurrent = isCurrent('server', serverHash, state);
   if (!opts.ifStale || !serverCurrent) {
     const started = Date.now();
     const files = await buildServer();
@@ -145,8 +94,8 @@ export async function build(opts: BuildOptions = {}): Promise<Part[]> {
     emitClientDeclarations();
     log('build: client declarations in dist/client');
   }
-  const webHash = hashOf(inputsOf('web'));
-  const webCurrent = state.web === webHash && existsSync(join(DIST, 'web/index.html'));
+  const webHash = inputHash('web');
+  const webCurrent = isCurrent('web', webHash, state);
   if (!opts.ifStale || !webCurrent) {
     const started = Date.now();
     if (!opts.ifStale) typecheckSite();

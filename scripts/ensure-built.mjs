@@ -5,13 +5,16 @@
  * a production install (`npm install --omit=dev` beside a dist/ built elsewhere) there is
  * nothing to build with, and the shipped build is what runs.
  *
- * Plain JavaScript on purpose: it must run where neither tsx nor TypeScript is installed. The
- * build runs in this process through tsx's scoped loader (tsImport), not in a child: that costs
- * a quarter of a second when nothing is stale, which every `netdiag` command pays.
+ * Plain JavaScript on purpose: it must run where neither tsx nor TypeScript is installed. When
+ * nothing is stale (build-inputs.mjs hashes the inputs, some tens of milliseconds) that is all
+ * it does: tsx and esbuild are not loaded, which every `netdiag` command and `npm start` would
+ * otherwise pay (a quarter of a second and ~35 MB). Otherwise the build runs in this process
+ * through tsx's scoped loader (tsImport), not in a child.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { inputHash, isCurrent, readState } from './build-inputs.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -38,6 +41,9 @@ export async function ensureBuilt({ log = (line) => process.stdout.write(`${line
     );
     return false;
   }
+  const state = readState();
+  if (isCurrent('server', inputHash('server'), state) && isCurrent('web', inputHash('web'), state))
+    return true;
   const { tsImport } = await import('tsx/esm/api');
   const { build } = await tsImport(`${root}/scripts/build.ts`, import.meta.url);
   await build({ ifStale: true, log });

@@ -15,7 +15,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import { type Config, challengeActive } from './config/index.js';
 import { type AppContext, type AppDeps, createContext } from './context.js';
-import { features } from './features/index.js';
+import { type FeatureName, features } from './features/index.js';
 import { accessLog, createLogger, lazyChildLogger, requestIdOf } from './logger.js';
 import challengeGatePlugin, { ChallengeGate } from './plugins/challenge-gate.js';
 import { clientIp, trustRule } from './plugins/client-address.js';
@@ -31,7 +31,6 @@ import errorsPlugin, {
 import httpHeaders from './plugins/http-headers.js';
 import { LoadMonitor } from './plugins/load-shedding.js';
 import metricsPlugin from './plugins/metrics.js';
-import openapi from './plugins/openapi.js';
 import rateLimitPlugin from './plugins/rate-limit.js';
 import requestChecksPlugin, {
   type CheckedRequest,
@@ -60,6 +59,11 @@ export interface BuildOptions extends AppDeps {
   loadSampleIntervalMs?: number;
   /** Told of each request check as it runs, by name (tests prove that both paths run every one). */
   observeCheck?: (check: string, request: IncomingMessage) => void;
+  /**
+   * Only these endpoint families, and the provider families they read (a one-shot `netdiag`
+   * command: one tool's route); every family when absent, as the server runs.
+   */
+  features?: readonly FeatureName[];
 }
 
 declare module 'fastify' {
@@ -262,12 +266,18 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await app.register(challengeGatePlugin, { gate });
   // Last of the plugins that set headers in onSend: it keeps what they produced.
   await app.register(responseCachePlugin, { cache: replays });
-  await app.register(openapi);
+  // /openapi.json and /docs describe the whole API: an app built for some families serves neither.
+  if (opts.features === undefined) await app.register((await import('./plugins/openapi.js')).default);
   await app.register(taggedUnions);
 
   // The provider families first (each decorates the instance and owns its lifecycle), then the routes that read them.
-  for (const plugin of providerPlugins) await app.register(plugin, { ctx });
-  for (const feature of features) await app.register(feature, { ctx });
+  const only = opts.features;
+  const chosen = only === undefined ? features : features.filter((f) => only.includes(f.name));
+  const families = new Set(chosen.flatMap((f) => f.providers));
+  for (const { family, plugin } of providerPlugins) {
+    if (families.has(family)) await app.register(plugin, { ctx });
+  }
+  for (const feature of chosen) await app.register((await feature.load()).default, { ctx });
 
   return app;
 }

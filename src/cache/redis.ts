@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { Cache, CacheEntry, CacheEvents, Clock } from './types.js';
 
 /**
@@ -8,7 +9,9 @@ import type { Cache, CacheEntry, CacheEvents, Clock } from './types.js';
  * milliseconds instead of stalling requests; ioredis keeps reconnecting.
  */
 export function createRedisClient(url: string): Redis {
-  return new Redis(url, {
+  // Required here, not imported: a process without REDIS_URL (most `netdiag` commands) never loads it.
+  const ioredis = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+  return new ioredis.Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     commandTimeout: 1000,

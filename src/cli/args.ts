@@ -1,13 +1,14 @@
 /**
  * The command line → what to run. node:util parseArgs splits the tokens; the CLI's own options
- * are declared, and every other `--name value` (or `--name=value`, or a bare `--flag` meaning
- * true) becomes a route parameter, `-` read as `_` (`--include-tls` is include_tls), so the
- * route's schema stays the one place that says what a tool accepts.
+ * are declared, and a command's named options (`--name value`, `--name=value`, or a bare
+ * `--flag` meaning true) are route parameters, `-` read as `_` (`--include-tls` is
+ * include_tls). Which names a command takes is commands.ts's table (a test holds it equal to
+ * the route's schema); any other name is a usage error, never silently dropped.
  */
 import { parseArgs } from 'node:util';
 import { type ToolSpec, toolForCommand } from '../features/tools/catalog.js';
 import { missingDefaults } from '../features/tools/defaults.js';
-import { commandSpec } from './commands.js';
+import { commandSpec, optionNames } from './commands.js';
 
 // The inference is the tools' own (MCP fills the same defaults); the unit tests read it here.
 export { rdapType } from '../features/tools/defaults.js';
@@ -53,6 +54,32 @@ function paramName(option: string): string {
 function add(params: Record<string, string | string[]>, name: string, value: string): void {
   const had = params[name];
   params[name] = had === undefined ? value : [...[had].flat(), value];
+}
+
+/** Edits (insert, delete, substitute) from a to b: a near miss is one or two. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(
+        (row[j] ?? 0) + 1,
+        (next[j - 1] ?? 0) + 1,
+        (row[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    row = next;
+  }
+  return row[b.length] ?? 0;
+}
+
+function optionText(param: string): string {
+  return `--${param.replaceAll('_', '-')}`;
+}
+
+function unknownOption(param: string, known: ReadonlySet<string>): string {
+  const near = [...known].find((k) => distance(param, k) <= 2);
+  return `unknown option ${optionText(param)}${near === undefined ? '' : ` (did you mean ${optionText(near)}?)`}`;
 }
 
 export function parseCommandLine(
@@ -132,9 +159,18 @@ export function parseCommandLine(
     else if (!p.optional && params[p.param] === undefined)
       throw new UsageError(`missing <${p.label}>`, command);
   });
+  const known = optionNames(spec);
   for (const [name, value] of Object.entries(params)) {
+    if (!known.has(name)) throw new UsageError(unknownOption(name, known), command);
     if (args[name] !== undefined) throw new UsageError(`${name} given twice`, command);
     args[name] = value;
+  }
+  if (spec.oneOf && !spec.oneOf.options.some((name) => args[name] !== undefined)) {
+    const options = spec.oneOf.options.map((o) => `${optionText(o)} ${spec.options?.[o] ?? 'value'}`);
+    throw new UsageError(
+      `missing ${spec.oneOf.missing}: give ${options.slice(0, -1).join(', ')} or ${options.at(-1)}`,
+      command,
+    );
   }
   // global-dns asks for A, rdap infers domain or ip from the target: as the MCP tools do.
   Object.assign(args, missingDefaults(tool, args));

@@ -9,10 +9,10 @@ import { errorText } from '../features/tools/call-route.js';
 import { type ToolSpec, toolForCommand } from '../features/tools/catalog.js';
 import { type Answer, EXIT, exitStatus } from './answer.js';
 import { type GlobalFlags, type Invocation, parseCommandLine, UsageError } from './args.js';
-import { commandHelp, commandSpec, helpText } from './commands.js';
+import { commandHelp, commandSpec, helpText, usageLine } from './commands.js';
 import { PROGRESS_AFTER_MS, type ProgressTarget, startProgress } from './progress.js';
 import { attribution } from './render/common.js';
-import { RENDERERS } from './render/index.js';
+import { FOR_PEOPLE, RENDERERS } from './render/index.js';
 import { createStyle, type Style, wantsColour } from './style.js';
 
 export interface Io {
@@ -71,8 +71,9 @@ function failureText(answer: Answer, tool: ToolSpec, flags: GlobalFlags, style: 
   return `${lines.join('\n')}\n`;
 }
 
-function humanText(tool: ToolSpec, body: unknown, style: Style): string {
+function humanText(tool: ToolSpec, answer: unknown, style: Style): string {
   const render = RENDERERS[tool.command];
+  const body = FOR_PEOPLE[tool.command]?.(answer) ?? answer;
   const lines = [
     style.bold(tool.summarize(body)),
     '',
@@ -101,7 +102,7 @@ async function lookup(
     }
     // Loaded only here: --help, --version and --api never pay for the app.
     const { askLocal, localCaller, openLocalApp, relayListsSettled } = await import('./local.js');
-    const local = await openLocalApp(io.env, { relayLists: 'on-demand' });
+    const local = await openLocalApp(io.env, { relayLists: 'on-demand', features: [spec.feature] });
     try {
       if (spec.relayLists) {
         // The copies in LIST_CACHE_DIR load here; only a first run has to wait for a download.
@@ -191,8 +192,13 @@ export async function main(argv: readonly string[], io: Io, signal: AbortSignal)
     return await dispatch(parseCommandLine(argv, io.env), io, signal);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    const hint = err.command ? `netdiag help ${err.command}` : 'netdiag --help';
-    io.stderr.write(`netdiag: ${err.message}\nusage: ${hint}\n`);
+    // The command's own usage line when there is one, then where the rest of its help is.
+    const tool = err.command === undefined ? undefined : toolForCommand(err.command);
+    const usage = tool
+      ? `${usageLine(tool)} [--json] [--api URL]\n       (netdiag help ${tool.command})`
+      : `netdiag ${err.command === undefined ? '--help' : `help ${err.command}`}`;
+    const who = tool ? `netdiag ${tool.command}` : 'netdiag';
+    io.stderr.write(`${who}: ${err.message}\nusage: ${usage}\n`);
     return { exit: EXIT.usage };
   }
 }

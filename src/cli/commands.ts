@@ -1,10 +1,12 @@
 /**
  * How each tool is spelled on the command line: which route parameters its positional
- * arguments fill, and the options worth naming in its help. Everything else about a tool (its
- * route, title, summary) is features/tools/catalog.ts's; any route parameter not named here
- * still passes as `--name value`, and the route's own validation answers for it (a 400 naming
- * it), so this table cannot drift into a second schema.
+ * arguments fill, and its named options. Everything else about a tool (its route, title,
+ * summary) is features/tools/catalog.ts's. Between them the positionals and the options are
+ * every parameter of the route (test/unit/cli/args.test.ts holds them equal to the route's
+ * schema, so this table cannot drift into a second one); the values are the route's to
+ * validate (a 400 naming the parameter). A name not here is a usage error (exit 2).
  */
+import type { FeatureName } from '../features/index.js';
 import { TOOLS, type ToolSpec } from '../features/tools/catalog.js';
 
 export interface Positional {
@@ -16,9 +18,13 @@ export interface Positional {
 }
 
 export interface CommandSpec {
+  /** The endpoint family whose route answers it: in-process, the app is built with it alone. */
+  feature: FeatureName;
   positionals: readonly Positional[];
-  /** Options shown in the usage line and help: name → label of its value ('' for a flag). */
+  /** Every named option, as the usage line and help show it: name → label of its value. */
   options?: Readonly<Record<string, string>>;
+  /** At least one of these options must be given: what is missing without them, and the names. */
+  oneOf?: { missing: string; options: readonly string[] };
   example: string;
   /** Shows progress from the start: a live measurement that takes seconds. */
   slow?: boolean;
@@ -31,6 +37,7 @@ const IP: Positional = { param: 'ip', label: 'ip' };
 
 export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   dns: {
+    feature: 'dns',
     positionals: [
       { param: 'target', label: 'name' },
       { param: 'type', label: 'TYPE', optional: true },
@@ -38,30 +45,54 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     example: 'netdiag dns example.com MX',
   },
   email: {
+    feature: 'email',
     positionals: [DOMAIN],
     options: { selector: 'name' },
     example: 'netdiag email example.com --selector s1',
   },
   spf: {
+    feature: 'spf',
     positionals: [IP],
     options: { sender: 'address', helo: 'name', domain: 'domain' },
+    oneOf: { missing: 'the domain whose SPF policy to check', options: ['sender', 'helo', 'domain'] },
     example: 'netdiag spf 192.0.2.1 --sender a@example.com',
   },
-  'mail-tls': { positionals: [DOMAIN], example: 'netdiag mail-tls example.com', slow: true },
+  'mail-tls': {
+    feature: 'mail-tls',
+    positionals: [DOMAIN],
+    example: 'netdiag mail-tls example.com',
+    slow: true,
+  },
   rdap: {
+    feature: 'rdap',
     positionals: [{ param: 'target', label: 'domain|ip|cidr' }],
     options: { type: 'domain|ip' },
     example: 'netdiag rdap google.com',
   },
-  tls: { positionals: [{ param: 'target', label: 'host' }], example: 'netdiag tls example.com' },
+  tls: {
+    feature: 'tls',
+    positionals: [{ param: 'target', label: 'host' }],
+    example: 'netdiag tls example.com',
+  },
   inspect: {
+    feature: 'inspect',
     positionals: [{ param: 'target', label: 'host|url' }],
     options: { ip: 'address', 'include-tls': 'true|false' },
     example: 'netdiag inspect example.com',
   },
-  certificates: { positionals: [DOMAIN], example: 'netdiag certificates example.com' },
-  subdomains: { positionals: [DOMAIN], example: 'netdiag subdomains example.com', slow: true },
+  certificates: {
+    feature: 'ct',
+    positionals: [DOMAIN],
+    example: 'netdiag certificates example.com',
+  },
+  subdomains: {
+    feature: 'ct',
+    positionals: [DOMAIN],
+    example: 'netdiag subdomains example.com',
+    slow: true,
+  },
   'global-dns': {
+    feature: 'global-dns',
     positionals: [
       { param: 'target', label: 'name' },
       { param: 'type', label: 'TYPE', optional: true },
@@ -69,15 +100,38 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     example: 'netdiag global-dns example.com AAAA',
     slow: true,
   },
-  'ip-geo': { positionals: [IP], example: 'netdiag ip-geo 192.0.2.1', relayLists: true },
-  'ip-privacy': { positionals: [IP], example: 'netdiag ip-privacy 172.224.226.34', relayLists: true },
-  'my-ip': { positionals: [], example: 'netdiag my-ip', relayLists: true },
+  'ip-geo': {
+    feature: 'ip',
+    positionals: [IP],
+    example: 'netdiag ip-geo 192.0.2.1',
+    relayLists: true,
+  },
+  'ip-privacy': {
+    feature: 'ip',
+    positionals: [IP],
+    example: 'netdiag ip-privacy 172.224.226.34',
+    relayLists: true,
+  },
+  'my-ip': {
+    feature: 'ip',
+    positionals: [],
+    example: 'netdiag my-ip',
+    relayLists: true,
+  },
 };
 
 export function commandSpec(tool: ToolSpec): CommandSpec {
   const spec = COMMANDS[tool.command];
   if (spec === undefined) throw new Error(`no command line spelling for ${tool.command}`);
   return spec;
+}
+
+/** The route parameters a command takes by name: its options (`-` read as `_`) and its positionals'. */
+export function optionNames(spec: CommandSpec): ReadonlySet<string> {
+  return new Set([
+    ...spec.positionals.map((p) => p.param),
+    ...Object.keys(spec.options ?? {}).map((name) => name.replaceAll('-', '_')),
+  ]);
 }
 
 export function usageLine(tool: ToolSpec): string {
@@ -90,7 +144,6 @@ export function usageLine(tool: ToolSpec): string {
 export const GLOBAL_OPTIONS: readonly [string, string][] = [
   ['--json', "print the API's JSON answer (pretty-printed) and nothing else on stdout"],
   ['--api URL', 'ask the netdiag instance at URL (default: $NETDIAG_API; unset: run in this process)'],
-  ['--name value', 'any other parameter of the route (see /openapi.json), e.g. --include-tls false'],
   ['-h, --help', 'this help; `netdiag help <command>` for one command'],
   ['-V, --version', 'the version'],
 ];
@@ -130,6 +183,9 @@ export function commandHelp(tool: ToolSpec): string {
     `Usage: ${usageLine(tool)} [--json] [--api URL]`,
     '',
     `Example: ${spec.example}`,
+    ...(spec.oneOf
+      ? ['', `At least one of ${spec.oneOf.options.map((o) => `--${o}`).join(', ')}: ${spec.oneOf.missing}.`]
+      : []),
     ...(tool.command === 'rdap'
       ? ['', 'The type is inferred: an IP address or CIDR is ip, anything else domain.']
       : []),
@@ -137,6 +193,6 @@ export function commandHelp(tool: ToolSpec): string {
       ? ['', 'A live measurement: it takes seconds, and counts against the expensive rate limit.']
       : []),
     '',
-    'Other route parameters pass as --name value; the route validates them (a 400 names the bad one).',
+    'The route validates the values (a 400 names the bad one); an option not shown here is refused.',
   ].join('\n');
 }

@@ -1,8 +1,10 @@
 /**
- * Lookups in this process: the whole app (buildApp on the configuration contract's variables,
+ * Lookups in this process: the app (buildApp on the configuration contract's variables,
  * their defaults being the public providers, the in-process cache and the bundled data), asked
  * through the route itself (features/tools/call-route.ts), so validation, limits and attribution
- * are the server's own.
+ * are the server's own. A one-shot command builds it with its tool's endpoint family alone
+ * (commands.ts `feature`, BuildOptions.features): `netdiag dns` loads no GeoIP, relay-list,
+ * RDAP or CT code; `netdiag mcp` builds every family.
  *
  * Two things differ from `npm start`, both for a one-shot command on a terminal: the app's logs
  * go to stderr at level `error` unless LOG_LEVEL says otherwise (stdout carries the answer, or
@@ -34,7 +36,7 @@ export interface LocalApp {
 
 export async function openLocalApp(
   env: Readonly<Record<string, string | undefined>>,
-  opts: Required<Pick<BuildOptions, 'relayLists'>>,
+  opts: Required<Pick<BuildOptions, 'relayLists'>> & Pick<BuildOptions, 'features'>,
 ): Promise<LocalApp> {
   let config: ReturnType<typeof loadConfig>;
   try {
@@ -44,7 +46,7 @@ export async function openLocalApp(
     throw err;
   }
   const logger = createLogger(config, pino.destination({ dest: 2, sync: true }));
-  const app = await buildApp(config, { logger, relayLists: opts.relayLists });
+  const app = await buildApp(config, { logger, ...opts });
   await app.ready();
   return { app, close: () => app.close() };
 }

@@ -14,17 +14,14 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppContext } from '../context.js';
 import { providerCatalog } from './catalog.js';
-import { TurnstileVerifier } from './challenge/turnstile.js';
-import { type CtProvider, createCtProviders, ctAttemptTimeoutMs } from './ct/index.js';
-import { createGlobalDnsProviders } from './global-dns/index.js';
+import type { TurnstileVerifier } from './challenge/turnstile.js';
+import type { CtProvider } from './ct/index.js';
 import type { GlobalDnsProvider } from './global-dns/types.js';
 import type { GeoProvider } from './ip/geo.js';
-import { GeoIpDatabase, pathList } from './ip/geoip-mmdb.js';
-import { createRelayLists, type RelayLists } from './ip/relay-lists.js';
-import { RipestatGeo } from './ip/ripestat.js';
-import { createRdapSources, type RdapSources } from './rdap/index.js';
-import { safeHopSender } from './rdap/outbound.js';
-import { createRoutingProviders, type RoutingProviders } from './routing/index.js';
+import type { GeoIpDatabase } from './ip/geoip-mmdb.js';
+import type { RelayLists } from './ip/relay-lists.js';
+import type { RdapSources } from './rdap/index.js';
+import type { RoutingProviders } from './routing/index.js';
 
 export interface CtSources {
   /** Chain order: crt.sh, then Cert Spotter (when its key is set). */
@@ -57,13 +54,21 @@ interface Opts {
   ctx: AppContext;
 }
 
+// Each family's code is imported when the family is registered: an app built for one tool
+// (BuildOptions.features) loads only the families that tool reads.
+
 async function ctProviders(app: FastifyInstance, { ctx }: Opts) {
+  const { createCtProviders, ctAttemptTimeoutMs } = await import('./ct/index.js');
   const providers = createCtProviders(ctx.config, ctx.http, ctx.crtsh);
   ctx.registry.registerChain('ct', providers);
   app.decorate('ctSources', { providers, attemptTimeoutMs: ctAttemptTimeoutMs(ctx.crtsh) });
 }
 
 async function rdapProviders(app: FastifyInstance, { ctx }: Opts) {
+  const [{ createRdapSources }, { safeHopSender }] = await Promise.all([
+    import('./rdap/index.js'),
+    import('./rdap/outbound.js'),
+  ]);
   const sources = createRdapSources({
     config: ctx.config,
     http: ctx.http,
@@ -82,6 +87,7 @@ async function rdapProviders(app: FastifyInstance, { ctx }: Opts) {
 }
 
 async function globalDnsProviders(app: FastifyInstance, { ctx }: Opts) {
+  const { createGlobalDnsProviders } = await import('./global-dns/index.js');
   const providers = createGlobalDnsProviders(ctx.config, ctx.http, {
     // Once per window, where it arises; the refused requests themselves are a state of the world.
     onQuotaSpent: ({ reason }) => app.log.warn({ provider: 'globalping', reason }, 'Globalping quota spent'),
@@ -91,12 +97,14 @@ async function globalDnsProviders(app: FastifyInstance, { ctx }: Opts) {
 }
 
 async function routingProviders(app: FastifyInstance, { ctx }: Opts) {
+  const { createRoutingProviders } = await import('./routing/index.js');
   const routing = createRoutingProviders(ctx.config, ctx.http, ctx.dns);
   ctx.registry.registerChain('routing', routing.origin);
   app.decorate('routingProviders', routing);
 }
 
 async function challengeProvider(app: FastifyInstance, { ctx }: Opts) {
+  const { TurnstileVerifier } = await import('./challenge/turnstile.js');
   const verifier = new TurnstileVerifier(ctx.config, ctx.http);
   ctx.registry.registerChain('challenge', [verifier]);
   app.decorate('turnstile', verifier);
@@ -110,6 +118,11 @@ async function challengeProvider(app: FastifyInstance, { ctx }: Opts) {
  * Closing cancels timers, aborts a download in flight and closes the database files.
  */
 async function ipProviders(app: FastifyInstance, { ctx }: Opts) {
+  const [{ GeoIpDatabase, pathList }, { createRelayLists }, { RipestatGeo }] = await Promise.all([
+    import('./ip/geoip-mmdb.js'),
+    import('./ip/relay-lists.js'),
+    import('./ip/ripestat.js'),
+  ]);
   const log = app.log.child({ feature: 'ip' });
   const catalog = providerCatalog(ctx.config);
   const relays = createRelayLists({
@@ -139,12 +152,14 @@ async function ipProviders(app: FastifyInstance, { ctx }: Opts) {
   });
 }
 
+export type ProviderFamily = 'rdap' | 'challenge' | 'global-dns' | 'ct' | 'ip' | 'routing';
+
 /** In the order /api/providers lists the families (registration order). */
 export const providerPlugins = [
-  fp(rdapProviders, { name: 'providers-rdap' }),
-  fp(challengeProvider, { name: 'providers-challenge' }),
-  fp(globalDnsProviders, { name: 'providers-global-dns' }),
-  fp(ctProviders, { name: 'providers-ct' }),
-  fp(ipProviders, { name: 'providers-ip' }),
-  fp(routingProviders, { name: 'providers-routing' }),
-];
+  { family: 'rdap', plugin: fp(rdapProviders, { name: 'providers-rdap' }) },
+  { family: 'challenge', plugin: fp(challengeProvider, { name: 'providers-challenge' }) },
+  { family: 'global-dns', plugin: fp(globalDnsProviders, { name: 'providers-global-dns' }) },
+  { family: 'ct', plugin: fp(ctProviders, { name: 'providers-ct' }) },
+  { family: 'ip', plugin: fp(ipProviders, { name: 'providers-ip' }) },
+  { family: 'routing', plugin: fp(routingProviders, { name: 'providers-routing' }) },
+] as const satisfies readonly { family: ProviderFamily; plugin: unknown }[];

@@ -5,7 +5,7 @@
  * Output for people, --json, the exit status, the MCP server over stdio with the SDK's own
  * client, `netdiag serve`, and one run on a real terminal inside tmux.
  *
- * Each run is a Node process loading the whole app: about 1.5 s on an idle machine, so the
+ * Each run is a Node process loading the app for its command: about 1 s on an idle machine, so the
  * bounds here are far above that (a loaded 2-core machine runs several suites at once).
  */
 import { execFile, spawnSync } from 'node:child_process';
@@ -216,11 +216,26 @@ describe('netdiag --json and the exit status', () => {
     const json = await netdiag(['--api', app.url, 'dns', 'example.test', 'NOPE', '--json']);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toMatchObject({ error: expect.stringMatching(/type/) });
-    for (const args of [['frobnicate'], ['spf'], ['dns', 'a', 'b', 'c'], ['mcp']]) {
+    for (const args of [
+      ['frobnicate'],
+      ['spf'],
+      ['spf', '192.0.2.1'],
+      ['dns', 'a', 'b', 'c'],
+      ['mcp'],
+      // An unknown option is refused, never dropped (issue 31).
+      ['email', 'example.test', '--selecter', 's1'],
+    ]) {
       const run = await netdiag(args);
       expect(run.code, args.join(' ')).toBe(2);
-      expect(run.stderr, args.join(' ')).toMatch(/^netdiag: .+\nusage: netdiag/);
+      expect(run.stdout, args.join(' ')).toBe('');
+      expect(run.stderr, args.join(' ')).toMatch(/^netdiag( [a-z-]+)?: .+\nusage: netdiag/);
     }
+    const typo = await netdiag(['email', 'example.test', '--selecter', 's1']);
+    expect(typo.stderr).toBe(
+      'netdiag email: unknown option --selecter (did you mean --selector?)\n' +
+        'usage: netdiag email <domain> [--selector name] [--json] [--api URL]\n' +
+        '       (netdiag help email)\n',
+    );
   }, 90_000);
 
   it('exit 1 for an upstream failure (502), with each provider’s error on stderr', async () => {
@@ -258,6 +273,21 @@ describe('netdiag colour', () => {
     const none = await netdiag(['dns', 'example.test'], { NO_COLOR: '1' });
     expect(none.stdout).not.toContain(ESC);
     expect(stripVTControlCharacters(forced.stdout)).toBe(none.stdout);
+  }, 90_000);
+
+  it('FORCE_COLOR=1 mail-tls: the headline in capitals inside whole SGR codes, never a mangled CSI (issue 31)', async (t) => {
+    if (fx.mailDomain === undefined) return t.skip();
+    const forced = await netdiag(['mail-tls', fx.mailDomain], { FORCE_COLOR: '1' });
+    expect(forced.code, forced.stderr).toBe(0);
+    // Below the summary: the verdict, bold and in its tone, in capitals.
+    expect(forced.stdout).toMatch(
+      new RegExp(`\\n${SGR('1')}${SGR('3[0-9]')}(PASS|WARN|FAIL|UNREACHABLE)${SGR('39')}${SGR('22')}  `),
+    );
+    // Every CSI sequence in the output is SGR (final byte m): `ESC[31M` would delete the line.
+    const csi = forced.stdout.match(new RegExp(`${ESC}[0-?]*[ -/]*[@-~]`.replace('[', '\\['), 'g')) ?? [];
+    expect(csi.length).toBeGreaterThan(2);
+    for (const sequence of csi) expect(sequence).toMatch(/^.\[[0-9;]*m$/);
+    expect(stripVTControlCharacters(forced.stdout)).toContain('Mail servers');
   }, 90_000);
 
   it('on a real terminal (tmux): colour, the table aligned; NO_COLOR there: none', async (t) => {

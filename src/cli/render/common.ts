@@ -19,6 +19,16 @@ export function badge(style: Style, tone: Tone, text: string): string {
   return style.tone(tone, text);
 }
 
+/**
+ * An answer's verdict at the top of the page: the word in capitals, bold, in its tone's colour.
+ * Every transform of the text (capitals, padding, cutting) happens before the styling, never
+ * after: upper-casing a styled string rewrites its escape codes too (`ESC[31m` becomes
+ * `ESC[31M`, Delete Line, which erases the headline on a terminal).
+ */
+export function headline(style: Style, tone: Tone, text: string): string {
+  return style.bold(style.tone(tone, text.toUpperCase()));
+}
+
 /** More rows than a terminal page holds: the first ones, and how to see the rest. */
 export function capped<T>(items: readonly T[], max: number): { shown: readonly T[]; note: string[] } {
   if (items.length <= max) return { shown: items, note: [] };

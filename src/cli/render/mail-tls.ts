@@ -7,7 +7,7 @@ import type {
 } from '../../features/mail-tls/mail-tls.schema.js';
 import type { Style } from '../style.js';
 import { facts, section } from '../table.js';
-import { badge, formatDateTime, formatMs, plural, type Renderer, yesNo } from './common.js';
+import { badge, formatDateTime, formatMs, headline, plural, type Renderer, yesNo } from './common.js';
 import { mailFindings } from './email.js';
 import { tlsEvidence } from './tls.js';
 
@@ -101,7 +101,7 @@ export const mailTls: Renderer = (body, style) => {
   const data = body as MailTlsResponse;
   const sts = data.mta_sts;
   return [
-    `${style.bold(status(style, data.status).toUpperCase())}  ${data.summary}`,
+    `${headline(style, MAIL_TLS_STATUS[data.status].tone, MAIL_TLS_STATUS[data.status].label)}  ${data.summary}`,
     ...mailFindings(style, data.findings),
     '',
     ...facts(style, [

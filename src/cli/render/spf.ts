@@ -2,7 +2,7 @@ import { SPF_OUTCOME, SPF_RESULT_TONE, spfMeaning } from '../../client/words.js'
 import type { SpfResponse } from '../../features/spf/spf.schema.js';
 import type { Style } from '../style.js';
 import { facts, section } from '../table.js';
-import { badge, formatDateTime, plural, type Renderer } from './common.js';
+import { badge, formatDateTime, headline, plural, type Renderer } from './common.js';
 
 type Entry = SpfResponse['trace'][number];
 
@@ -43,9 +43,7 @@ export const spf: Renderer = (body, style) => {
         (e) => e.step === 'record' && e.depth === matched.depth && e.domain === matched.record_domain,
       )?.via
     : undefined;
-  const lines = [
-    `${style.bold(badge(style, SPF_RESULT_TONE[data.result], data.result.toUpperCase()))}  ${spfMeaning(data)}`,
-  ];
+  const lines = [`${headline(style, SPF_RESULT_TONE[data.result], data.result)}  ${spfMeaning(data)}`];
   if (data.explanation !== undefined) lines.push(`${data.domain} explains: “${data.explanation}”`);
   if (data.explanation_note !== undefined) lines.push(style.dim(data.explanation_note));
   if (data.problem !== undefined) lines.push(style.tone('bad', `Problem: ${data.problem}`));

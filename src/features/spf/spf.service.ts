@@ -80,7 +80,7 @@ export function parseSpfInput(query: SpfQuery): SpfInput {
   } else if (senderDomain) {
     domain = senderDomain;
   } else {
-    throw badInput('sender', 'no domain to check: give a sender, a HELO name or a domain');
+    throw badInput('sender', 'is missing: give a sender, a HELO name or a domain to check');
   }
   return { ip, sender: fullSender, helo, domain, identity };
 }

@@ -1,6 +1,7 @@
 /** The command line → a route call: positionals, passed-through options, inferred and default types, usage errors. */
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine, rdapType, UsageError } from '../../../src/cli/args.js';
+import { main } from '../../../src/cli/cli.js';
 import { COMMANDS } from '../../../src/cli/commands.js';
 import { RENDERERS } from '../../../src/cli/render/index.js';
 import { TOOLS } from '../../../src/features/tools/catalog.js';
@@ -61,6 +62,60 @@ describe('parseCommandLine', () => {
     ]) {
       expect(thrownBy(() => parseCommandLine(argv, {}), UsageError).message, argv.join(' ')).not.toBe('');
     }
+  });
+
+  it('refuses an option the command does not take, suggesting a near miss (issue 31)', () => {
+    const typo = thrownBy(
+      () => parseCommandLine(['email', 'goldmail.net', '--selecter', 'acme2026'], {}),
+      UsageError,
+    );
+    expect(typo.message).toBe('unknown option --selecter (did you mean --selector?)');
+    expect(typo.command).toBe('email');
+    for (const argv of [
+      ['dns', 'example.com', '--frobnicate'],
+      ['dns', 'example.com', '--selector=s1'],
+      ['my-ip', '--ip', '192.0.2.1'],
+      ['inspect', 'example.com', '-x'],
+    ]) {
+      expect(thrownBy(() => parseCommandLine(argv, {}), UsageError).message, argv.join(' ')).toMatch(
+        /^unknown option --/,
+      );
+    }
+  });
+
+  it('spf without a sender, a HELO name or a domain says which is missing and how to give it', () => {
+    const err = thrownBy(() => parseCommandLine(['spf', '192.0.2.1'], {}), UsageError);
+    expect(err.message).toBe(
+      'missing the domain whose SPF policy to check: give --sender address, --helo name or --domain domain',
+    );
+    expect(tool(['spf', '192.0.2.1', '--helo', 'mx.example.com']).args).toMatchObject({
+      helo: 'mx.example.com',
+    });
+    expect(tool(['spf', '192.0.2.1', '--domain', 'example.com']).args).toMatchObject({
+      domain: 'example.com',
+    });
+  });
+
+  it('an unknown option: exit status 2, the command’s usage on stderr, nothing on stdout', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = {
+      stdout: { write: (s: string) => out.push(s) > 0, isTTY: false },
+      stderr: { write: (s: string) => err.push(s) > 0, isTTY: false },
+      env: {},
+    };
+    const outcome = await main(
+      ['email', 'goldmail.net', '--selecter', 'acme2026'],
+      io,
+      AbortSignal.timeout(5_000),
+    );
+    expect(outcome).toEqual({ exit: 2 });
+    expect(out.join('')).toBe('');
+    expect(err.join('')).toBe(
+      'netdiag email: unknown option --selecter (did you mean --selector?)\n' +
+        'usage: netdiag email <domain> [--selector name] [--json] [--api URL]\n' +
+        '       (netdiag help email)\n',
+    );
   });
 
   it('has a spelling and a renderer for every tool', () => {
