@@ -289,19 +289,24 @@ describe('POST /api/global-dns: measuring', () => {
     expect(gp.requests.some((r) => r.headers.authorization !== undefined)).toBe(false);
   });
 
-  it('is an expensive measurement: the 7th call in a minute answers 429 with Retry-After', async () => {
+  it('is an expensive measurement: the 7th measurement in a minute answers 429; a reused answer costs none', async () => {
     const a = await app();
     for (let i = 1; i <= 6; i++) {
       const res = await post(a, { target: 'cdn.jsdelivr.net', type: 'A' });
       expect(res.statusCode, `call ${i}`).toBe(200);
       expect(res.headers['ratelimit-policy']).toContain('"expensive";q=6;w=60');
     }
-    const seventh = await post(a, { target: 'cdn.jsdelivr.net', type: 'A' });
+    // Reuse kept the upstream at one measurement for all of them, and only that one was paid (issue 31).
+    expect(gp.creations()).toHaveLength(1);
+    const types = ['AAAA', 'MX', 'TXT', 'NS', 'SOA'];
+    for (const type of types)
+      expect((await post(a, { target: 'cdn.jsdelivr.net', type })).statusCode, type).toBe(200);
+    const seventh = await post(a, { target: 'cdn.jsdelivr.net', type: 'CAA' });
     expect(seventh.statusCode).toBe(429);
     expect(Number(seventh.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(seventh.json()).toMatchObject({ error: expect.stringContaining('expensive') });
-    // Reuse kept the upstream at one measurement for all of them.
-    expect(gp.creations()).toHaveLength(1);
+    // Refused before it measured.
+    expect(gp.creations()).toHaveLength(1 + types.length);
   });
 });
 

@@ -612,7 +612,9 @@ describe('GET /api/inspect: caching', () => {
       },
     });
     expect((await a.inject('/api/inspect?target=good.inspect.test&include_tls=false')).statusCode).toBe(200);
-    const limited = await a.inject('/api/inspect?target=good.inspect.test&include_tls=false');
+    // The cached answer again costs no expensive point (issue 31); a new measurement does.
+    expect((await a.inject('/api/inspect?target=good.inspect.test&include_tls=false')).statusCode).toBe(200);
+    const limited = await a.inject('/api/inspect?target=good.inspect.test');
     expect(limited.statusCode).toBe(429);
   });
 });
