@@ -34,13 +34,26 @@ export interface LocalApp {
   close(): Promise<void>;
 }
 
+/**
+ * The limits of a process that serves one local user (a CLI command in process, `netdiag mcp
+ * --stdio`). A public client's (30 requests and 6 measurements a minute per address) would stop
+ * an agent's ordinary session; what is left is a bound on a runaway loop, for the upstream
+ * providers' sake. RATE_LIMIT_GENERAL / RATE_LIMIT_EXPENSIVE in the environment still decide.
+ */
+export const LOCAL_USER_LIMITS = { RATE_LIMIT_GENERAL: '600/60', RATE_LIMIT_EXPENSIVE: '60/60' } as const;
+
 export async function openLocalApp(
   env: Readonly<Record<string, string | undefined>>,
   opts: Required<Pick<BuildOptions, 'relayLists'>> & Pick<BuildOptions, 'features'>,
 ): Promise<LocalApp> {
   let config: ReturnType<typeof loadConfig>;
   try {
-    config = loadConfig({ LOG_LEVEL: 'error', LOAD_SHED_EVENT_LOOP_DELAY_MS: '0', ...env });
+    config = loadConfig({
+      LOG_LEVEL: 'error',
+      LOAD_SHED_EVENT_LOOP_DELAY_MS: '0',
+      ...LOCAL_USER_LIMITS,
+      ...definedOnly(env),
+    });
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(`invalid configuration: ${err.message}`);
     throw err;
@@ -49,6 +62,13 @@ export async function openLocalApp(
   const app = await buildApp(config, { logger, ...opts });
   await app.ready();
   return { app, close: () => app.close() };
+}
+
+/** The variables the environment sets: an unset one leaves the local default in place. */
+function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) out[name] = value;
+  return out;
 }
 
 /** The local process asking: the limiter counts it as 127.0.0.1, as a request from this machine. */
