@@ -129,11 +129,12 @@ export function noProviderData(what: string, providersTried: ProviderAttempt[]):
   return new AppError(404, 'not_found', `${what}: no provider has data for this`, { providersTried });
 }
 
-export function tooManyRequests(retryAfterSeconds: number, group: string): AppError {
+/** A spent budget: `group`, and what it counts (`detail`) when the caller should be told. */
+export function tooManyRequests(retryAfterSeconds: number, group: string, detail?: string): AppError {
   return new AppError(
     429,
     'rate_limited',
-    `rate limit exceeded (${group}); retry after ${retryAfterSeconds} s`,
+    `rate limit exceeded (${group}${detail ? `: ${detail}` : ''}); retry after ${retryAfterSeconds} s`,
     {
       headers: { 'retry-after': String(retryAfterSeconds) },
     },

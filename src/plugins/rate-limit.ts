@@ -52,11 +52,12 @@ export function rateLimitOutcome(
   budget: Budget,
   verdict: Verdict,
   onRejected?: (group: LimitGroup) => void,
+  detail?: string,
 ): { headers: Record<string, string>; refusal?: AppError } {
   const headers = { 'ratelimit-policy': budget.policy, ratelimit: verdict.items };
   if (verdict.refused === undefined) return { headers };
   onRejected?.(verdict.refused.group);
-  return { headers, refusal: tooManyRequests(verdict.refused.retryAfter, verdict.refused.group) };
+  return { headers, refusal: tooManyRequests(verdict.refused.retryAfter, verdict.refused.group, detail) };
 }
 
 async function rateLimitPlugin(
@@ -76,6 +77,14 @@ async function rateLimitPlugin(
     };
   });
 
+  /** What the expensive budget counts, from the one list it counts by (its routes' flag), for its 429. */
+  const measurementsText = () =>
+    `${limits.expensive.points} live measurements per ${limits.expensive.seconds} s, by ` +
+    [...expensivePaths]
+      .map((path) => path.replace(/^\/api\//, ''))
+      .sort()
+      .join(', ');
+
   /**
    * Takes the expensive point once, the first time the request measures; a refusal is its 429,
    * thrown again to any later lookup of the same request, so nothing of it is measured.
@@ -85,7 +94,7 @@ async function rateLimitPlugin(
     let refused: AppError | undefined;
     let done = false;
     const settle = (verdict: Verdict): void => {
-      const outcome = rateLimitOutcome(limits.measurement, verdict, opts.onReject);
+      const outcome = rateLimitOutcome(limits.measurement, verdict, opts.onReject, measurementsText());
       // After the general member the request check wrote.
       const before = reply.getHeader('ratelimit');
       reply.header(

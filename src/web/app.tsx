@@ -126,9 +126,9 @@ export function App({ challenge, lookups, pageHistory }: AppProps) {
         if (!res.ok && res.status === 403) challenge.whenSession().then(loadMyIp);
         else setMyIp(res);
       });
+    // The one request a page load makes (issue 31): whether protection is on is learnt by the
+    // first lookup (challenge.ensure), so a visit that looks nothing up spends no more.
     loadMyIp();
-    // Learn early whether protection is on, so the first lookup does not wait for it.
-    challenge.loadStatus();
     return pageHistory.onMove((s) => {
       setInput(s.q);
       start(s, 'history');

@@ -87,6 +87,26 @@ describe.skipIf(!found || !hasShared)('the site in Chromium', () => {
       await fx?.close();
     });
 
+    // Issue 31 §3: a visit that looks nothing up spends one request of the general budget, not two.
+    it('costs one API request to load: my address; the challenge state waits for the first lookup', async () => {
+      const context: BrowserContext = await browser.newContext({ baseURL: fx.url });
+      const page = await context.newPage();
+      const api: string[] = [];
+      page.on('request', (r) => {
+        const path = new URL(r.url()).pathname;
+        if (path.startsWith('/api/')) api.push(`${r.method()} ${path}`);
+      });
+      await page.goto('/');
+      await expect.poll(() => page.locator('.myip').textContent()).toContain('127.0.0.1');
+      await page.waitForLoadState('networkidle');
+      expect(api).toEqual(['GET /api/my-ip']);
+      await page.getByLabel('Domain, hostname, URL or IP address').fill('example.test');
+      await page.keyboard.press('Enter');
+      await page.locator('table.dns-table tbody tr').first().waitFor();
+      expect(api.slice(1, 3)).toEqual(['GET /api/challenge/status', 'GET /api/dns']);
+      await context.close();
+    });
+
     it('enter a domain: DNS rows, then an e-mail grade; the URL is shareable and back returns', async () => {
       const { context, page, problems } = await open(fx, '/');
       await expect.poll(() => page.locator('.myip').textContent()).toContain('127.0.0.1');

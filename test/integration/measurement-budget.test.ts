@@ -54,10 +54,11 @@ describe('the expensive budget', () => {
       }
       const seventh = await ask('m7.example.test');
       expect(seventh.statusCode).toBe(429);
-      expect(seventh.json()).toMatchObject({
-        code: 'rate_limited',
-        error: expect.stringContaining('expensive'),
-      });
+      expect(seventh.json()).toMatchObject({ code: 'rate_limited' });
+      // What the budget counts, from the limiter's own list of expensive routes (the site shows this text).
+      expect(seventh.json().error).toMatch(
+        /^rate limit exceeded \(expensive: 6 live measurements per 60 s, by email-security, global-dns, inspect, mail-tls, subdomains, tls\); retry after \d+ s$/,
+      );
       expect(seventh.headers['retry-after']).toMatch(/^\d+$/);
       // Refused before anything was measured: nothing of it is cached, and a cached answer still passes.
       expect((await ask('example.test')).statusCode).toBe(200);

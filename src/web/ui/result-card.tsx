@@ -107,8 +107,8 @@ export function ErrorView({
           <p>Wait a minute before trying again.</p>
         )}
         <p class="muted">
-          Requests are limited per address and minute, with a smaller budget for the expensive live checks
-          (e-mail, TLS, inspect, subdomains, global DNS).
+          Requests are limited per address and minute, with a smaller budget for live measurements (the
+          message above names them); an answer already cached costs only a request.
         </p>
       </>
     );
