@@ -14,7 +14,6 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { inputHash, isCurrent, readState } from './build-inputs.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -41,6 +40,8 @@ export async function ensureBuilt({ log = (line) => process.stdout.write(`${line
     );
     return false;
   }
+  // Only where the tools are: a production install ships this file alone (bin/netdiag.mjs's first step).
+  const { inputHash, isCurrent, readState } = await import('./build-inputs.mjs');
   const state = readState();
   if (isCurrent('server', inputHash('server'), state) && isCurrent('web', inputHash('web'), state))
     return true;
