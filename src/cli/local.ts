@@ -52,7 +52,7 @@ export async function openLocalApp(
       LOG_LEVEL: 'error',
       LOAD_SHED_EVENT_LOOP_DELAY_MS: '0',
       ...LOCAL_USER_LIMITS,
-      ...definedOnly(env),
+      ...env,
     });
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(`invalid configuration: ${err.message}`);
@@ -62,13 +62,6 @@ export async function openLocalApp(
   const app = await buildApp(config, { logger, ...opts });
   await app.ready();
   return { app, close: () => app.close() };
-}
-
-/** The variables the environment sets: an unset one leaves the local default in place. */
-function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) if (value !== undefined) out[name] = value;
-  return out;
 }
 
 /** The local process asking: the limiter counts it as 127.0.0.1, as a request from this machine. */

@@ -77,23 +77,29 @@ async function rateLimitPlugin(
     };
   });
 
-  /** What the expensive budget counts, from the one list it counts by (its routes' flag), for its 429. */
-  const measurementsText = () =>
-    `${limits.expensive.points} live measurements per ${limits.expensive.seconds} s, by ` +
-    [...expensivePaths]
-      .map((path) => path.replace(/^\/api\//, ''))
-      .sort()
-      .join(', ');
+  /**
+   * What the expensive budget counts, from the one list it counts by (its routes' flag), for its
+   * 429: made once, on the first measurement, when every route has registered.
+   */
+  let measurements: string | undefined;
+  const measurementsText = () => {
+    measurements ??=
+      `${limits.expensive.points} live measurements per ${limits.expensive.seconds} s, by ` +
+      [...expensivePaths]
+        .map((path) => path.replace(/^\/api\//, ''))
+        .sort()
+        .join(', ');
+    return measurements;
+  };
 
   /**
    * Takes the expensive point once, the first time the request measures; a refusal is its 429,
    * thrown again to any later lookup of the same request, so nothing of it is measured.
    */
   const payer = (request: FastifyRequest, reply: FastifyReply) => {
-    let paid: Promise<void> | undefined;
-    let refused: AppError | undefined;
-    let done = false;
-    const settle = (verdict: Verdict): void => {
+    type Charged = { refusal?: AppError };
+    let charged: Charged | Promise<Charged> | undefined;
+    const settle = (verdict: Verdict): Charged => {
       const outcome = rateLimitOutcome(limits.measurement, verdict, opts.onReject, measurementsText());
       // After the general member the request check wrote.
       const before = reply.getHeader('ratelimit');
@@ -101,21 +107,17 @@ async function rateLimitPlugin(
         'ratelimit',
         before ? `${String(before)}, ${outcome.headers.ratelimit}` : outcome.headers.ratelimit,
       );
-      refused = outcome.refusal;
+      return outcome;
+    };
+    const raise = ({ refusal }: Charged): void => {
+      if (refusal) throw refusal;
     };
     return (): void | Promise<void> => {
-      if (!done) {
-        done = true;
+      if (charged === undefined) {
         const verdict = limits.admit(limits.measurement, clientIp(request));
-        if (verdict instanceof Promise) paid = verdict.then(settle);
-        else settle(verdict);
+        charged = verdict instanceof Promise ? verdict.then(settle) : settle(verdict);
       }
-      if (paid !== undefined) {
-        return paid.then(() => {
-          if (refused) throw refused;
-        });
-      }
-      if (refused) throw refused;
+      return charged instanceof Promise ? charged.then(raise) : raise(charged);
     };
   };
 

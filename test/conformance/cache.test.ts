@@ -2,51 +2,29 @@
  * One suite, every cache backend (STYLE habit 5): memory always, Redis when
  * redis-server is available (always in CI).
  */
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CachedLoader } from '../../src/cache/cached.js';
 import { MemoryCache } from '../../src/cache/memory.js';
-import { createRedisClient, RedisCache } from '../../src/cache/redis.js';
+import { RedisCache } from '../../src/cache/redis.js';
 import { TieredCache } from '../../src/cache/tiered.js';
 import type { Cache } from '../../src/cache/types.js';
-import { type RedisProcess, redisBinary, startRedis } from '../fakes/redis.js';
+import { redisBinary, startRedis } from '../fakes/redis.js';
+import { redisSuite } from './redis-suite.js';
 
 interface Backend {
   name: string;
   make(clock: () => number): Promise<Cache>;
 }
 
-let redisServer: RedisProcess | undefined;
-const clients: Redis[] = [];
-
-beforeAll(async () => {
-  if (redisBinary) redisServer = await startRedis();
-});
-afterAll(async () => {
-  for (const c of clients) c.disconnect();
-  await redisServer?.stop();
-});
-
-/** A client of the suite's redis-server, its database emptied. */
-async function freshRedis(): Promise<Redis> {
-  if (!redisServer) throw new Error('no redis');
-  const client = createRedisClient(redisServer.url);
-  client.on('error', () => {});
-  clients.push(client);
-  await new Promise<void>((resolve) =>
-    client.status === 'ready' ? resolve() : client.once('ready', () => resolve()),
-  );
-  await client.flushdb();
-  return client;
-}
+const redisServer = redisSuite();
 
 const backends: Backend[] = [
   { name: 'memory', make: async (clock) => new MemoryCache({ clock }) },
-  { name: 'redis', make: async (clock) => new RedisCache(await freshRedis(), { clock }) },
+  { name: 'redis', make: async (clock) => new RedisCache(await redisServer.fresh(), { clock }) },
   // What the app builds with REDIS_URL: the in-process tier in front of Redis.
   {
     name: 'redis (tiered)',
-    make: async (clock) => new TieredCache(new RedisCache(await freshRedis(), { clock }), { clock }),
+    make: async (clock) => new TieredCache(new RedisCache(await redisServer.fresh(), { clock }), { clock }),
   },
 ];
 
@@ -151,9 +129,7 @@ describe('MemoryCache bounds', () => {
 describe.skipIf(!redisBinary)('RedisCache when Redis dies', () => {
   it('turns every operation into a miss (counted) instead of an error, and recovers', async () => {
     const server = await startRedis();
-    const client = createRedisClient(server.url);
-    client.on('error', () => {});
-    await new Promise<void>((resolve) => client.once('ready', () => resolve()));
+    const client = await redisServer.client(server.url);
     const errors: string[] = [];
     const cache = new RedisCache(client, { events: { onError: (op) => errors.push(op) } });
     await cache.set('k', 'v', 60);

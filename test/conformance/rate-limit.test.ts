@@ -5,9 +5,7 @@
  * the one test about closing waits out a short window there (generous margins, no tight
  * timing), and every other test uses windows that cannot close while it runs.
  */
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createRedisClient } from '../../src/cache/redis.js';
+import { describe, expect, it, vi } from 'vitest';
 import { MemoryStore } from '../../src/rate-limit/memory-store.js';
 import { REDIS_KEY_PREFIX, RedisStore, redisKey } from '../../src/rate-limit/redis-store.js';
 import {
@@ -16,7 +14,8 @@ import {
   granted,
   type RateLimitStore,
 } from '../../src/rate-limit/store.js';
-import { type RedisProcess, redisBinary, startRedis } from '../fakes/redis.js';
+import { redisBinary, startRedis } from '../fakes/redis.js';
+import { redisSuite } from './redis-suite.js';
 
 interface Made {
   store: RateLimitStore;
@@ -31,32 +30,7 @@ interface Backend {
   closing: { seconds: number; marginMs: number };
 }
 
-let redisServer: RedisProcess | undefined;
-const clients: Redis[] = [];
-
-beforeAll(async () => {
-  if (redisBinary) redisServer = await startRedis();
-});
-afterAll(async () => {
-  for (const c of clients) c.disconnect();
-  await redisServer?.stop();
-});
-
-async function client(url: string): Promise<Redis> {
-  const redis = createRedisClient(url);
-  redis.on('error', () => {});
-  clients.push(redis);
-  if (redis.status !== 'ready') await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
-  return redis;
-}
-
-/** A client of the suite's redis-server, its database emptied. */
-async function freshRedis(): Promise<Redis> {
-  if (!redisServer) throw new Error('no redis');
-  const redis = await client(redisServer.url);
-  await redis.flushdb();
-  return redis;
-}
+const redisServer = redisSuite();
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const T0 = Date.parse('2026-11-24T12:00:00Z');
@@ -77,7 +51,7 @@ const backends: Backend[] = [
   },
   {
     name: 'redis',
-    make: async () => ({ store: createRateLimitStore({ redis: await freshRedis() }), advance: sleep }),
+    make: async () => ({ store: createRateLimitStore({ redis: await redisServer.fresh() }), advance: sleep }),
     closing: { seconds: 1.5, marginMs: 1000 },
   },
 ];
@@ -162,7 +136,7 @@ for (const backend of backends) {
 
 describe.skipIf(!redisBinary)('RedisStore', () => {
   it('keeps a window as `netdiag:rl:<counter>:<key>`: the count, expiring when the window closes', async () => {
-    const redis = await freshRedis();
+    const redis = await redisServer.fresh();
     const store = createRateLimitStore({ redis });
     const c = counter('general', 30);
     expect(REDIS_KEY_PREFIX).toBe('netdiag:rl:');
@@ -175,7 +149,7 @@ describe.skipIf(!redisBinary)('RedisStore', () => {
   });
 
   it('takes any number of counters in one Redis command', async () => {
-    const redis = await freshRedis();
+    const redis = await redisServer.fresh();
     const store = createRateLimitStore({ redis });
     const counters = [counter('general', 30), counter('expensive', 6), counter('third', 9)];
     // The first take may add one EVAL, while Redis learns the script.
@@ -193,8 +167,8 @@ describe.skipIf(!redisBinary)('RedisStore', () => {
   });
 
   it('shares one budget between stores on one Redis (every instance)', async () => {
-    const redis = await freshRedis();
-    const other = await client(redisServer!.url);
+    const redis = await redisServer.fresh();
+    const other = await redisServer.client();
     const [a, b] = [createRateLimitStore({ redis }), createRateLimitStore({ redis: other })];
     const c = counter('general', 3);
     await a.take([c], 'k');
@@ -206,7 +180,7 @@ describe.skipIf(!redisBinary)('RedisStore', () => {
   it('counts in process while Redis is down (reported), with the same rules, and in Redis again once it is back', async () => {
     const server = await startRedis();
     try {
-      const redis = await client(server.url);
+      const redis = await redisServer.client(server.url);
       let now = T0;
       const errors: unknown[] = [];
       const store = new RedisStore(redis, {
