@@ -12,7 +12,7 @@ import { type GlobalFlags, type Invocation, parseCommandLine, UsageError } from 
 import { commandHelp, commandSpec, helpText, usageLine } from './commands.js';
 import { PROGRESS_AFTER_MS, type ProgressTarget, startProgress } from './progress.js';
 import { attribution } from './render/common.js';
-import { FOR_PEOPLE, RENDERERS } from './render/index.js';
+import { RENDERERS } from './render/index.js';
 import { createStyle, type Style, wantsColour } from './style.js';
 
 export interface Io {
@@ -73,12 +73,11 @@ function failureText(answer: Answer, tool: ToolSpec, flags: GlobalFlags, style: 
 
 function humanText(tool: ToolSpec, answer: unknown, style: Style): string {
   const render = RENDERERS[tool.command];
-  const body = FOR_PEOPLE[tool.command]?.(answer) ?? answer;
   const lines = [
-    style.bold(tool.summarize(body)),
+    style.bold(tool.summarize(answer)),
     '',
-    ...(render ? render(body, style) : []),
-    ...attribution(style, body),
+    ...(render ? render(answer, style) : []),
+    ...attribution(style, answer),
   ];
   return `${lines.join('\n')}\n`;
 }

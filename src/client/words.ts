@@ -19,17 +19,26 @@ export type Tone = 'ok' | 'warn' | 'bad' | 'error' | 'info' | 'muted';
 
 // ---- dates, durations, counts
 
-/** YYYY-MM-DD (UTC): unambiguous wherever it is read. */
-export function formatDate(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  const t = Date.parse(iso);
-  return Number.isNaN(t) ? iso : new Date(t).toISOString().slice(0, 10);
+/** The instant of an ISO string or a Date; NaN when it is not one. */
+function instant(at: string | Date): number {
+  return typeof at === 'string' ? Date.parse(at) : at.getTime();
 }
 
-export function formatDateTime(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  const t = Date.parse(iso);
-  return Number.isNaN(t) ? iso : `${new Date(t).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+/** YYYY-MM-DD (UTC): unambiguous wherever it is read. */
+export function formatDate(at: string | Date | null | undefined): string {
+  if (!at) return '—';
+  const t = instant(at);
+  return Number.isNaN(t) ? String(at) : new Date(t).toISOString().slice(0, 10);
+}
+
+/**
+ * YYYY-MM-DD HH:MM UTC: the one form of a date with a time, on the page, on the terminal and in
+ * the API's own sentences (findings, verdicts); the fields keep RFC 3339 for programs.
+ */
+export function formatDateTime(at: string | Date | null | undefined): string {
+  if (!at) return '—';
+  const t = instant(at);
+  return Number.isNaN(t) ? String(at) : `${new Date(t).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 /** Whole days from now to `iso` (negative when past), or null when it is not a date. */
@@ -172,6 +181,79 @@ export const DANE_RECORD_TONE: Record<MailTlsDane['records'][number]['result'], 
   unchecked: 'muted',
 };
 
+/** A few words for why a checking sender refuses a certificate, for a one-line overview (the card says it whole). */
+const CERTIFICATE_PROBLEM: Readonly<Record<string, string>> = {
+  ERR_TLS_CERT_ALTNAME_INVALID: 'wrong name',
+  CERT_HAS_EXPIRED: 'expired',
+  CERT_NOT_YET_VALID: 'not yet valid',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'untrusted root',
+  UNABLE_TO_GET_ISSUER_CERT: 'unknown issuer',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'unknown issuer',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'unknown issuer',
+};
+
+export interface OverviewCell {
+  tone: Tone;
+  text: string;
+  /** The longer story, where the text is short for it (a tooltip on the page). */
+  detail?: string;
+}
+
+/** One line per MX host (issue 31): STARTTLS, certificate, DANE and MTA-STS at a glance, above the cards. */
+export interface MailHostOverview {
+  starttls: OverviewCell;
+  certificate: OverviewCell;
+  dane: OverviewCell;
+  mta_sts: OverviewCell;
+}
+
+type MailTlsHost = MailTls['hosts'][number];
+
+export function mailHostOverview(host: MailTlsHost): MailHostOverview {
+  const contacted = host.addresses.filter((a) => a.status !== 'refused');
+  const reached = contacted.filter((a) => a.status !== 'unreachable');
+  const none = { tone: 'muted' as const, text: '—' };
+  const partly =
+    reached.length < contacted.length ? ` (${reached.length} of ${contacted.length} addresses)` : '';
+  let starttls: OverviewCell;
+  if (host.addresses.length === 0) starttls = { tone: 'bad', text: 'no address' };
+  else if (contacted.length === 0) starttls = { tone: 'info', text: 'not contacted' };
+  else if (reached.length === 0) starttls = { tone: 'error', text: 'unreachable' };
+  else {
+    const offered = reached.filter((a) => a.smtp?.starttls_offered).length;
+    starttls =
+      offered === reached.length
+        ? { tone: partly ? 'warn' : 'ok', text: `offered${partly}` }
+        : offered === 0
+          ? { tone: 'bad', text: 'not offered' }
+          : { tone: 'bad', text: `offered by ${offered} of ${reached.length} addresses` };
+  }
+  const evidence = reached.flatMap((a) => (a.tls ? [a.tls] : []));
+  const refused = evidence.find((t) => !t.connection.authorized || !t.connection.hostname_matches);
+  const certificate: OverviewCell =
+    evidence.length === 0
+      ? none
+      : refused
+        ? {
+            tone: 'warn',
+            text: CERTIFICATE_PROBLEM[refused.connection.authorization_error ?? ''] ?? 'not trusted',
+            detail: refused.verdict.summary,
+          }
+        : { tone: 'ok', text: 'trusted', detail: evidence[0]?.verdict.summary };
+  const dane: OverviewCell = host.dane
+    ? { tone: DANE_TONE[host.dane.verdict], text: host.dane.verdict, detail: host.dane.summary }
+    : none;
+  const sts = host.mta_sts;
+  const mta_sts: OverviewCell =
+    !sts.mode || sts.mode === 'none'
+      ? { tone: 'muted', text: 'no policy' }
+      : sts.matches_policy
+        ? { tone: 'ok', text: `in the policy (${sts.mode})` }
+        : { tone: sts.mode === 'enforce' ? 'bad' : 'warn', text: `not in the policy (${sts.mode})` };
+  return { starttls, certificate, dane, mta_sts };
+}
+
 export const MX_STATE: Record<Exclude<MailTls['mx']['state'], 'present'>, string> = {
   implicit: 'none published: the domain itself is the mail host (RFC 5321 §5.1)',
   null_mx: 'null MX: the domain accepts no mail (RFC 7505)',
@@ -241,8 +323,19 @@ export function commonName(dn: string): string {
   return /(?:^|,\s*)CN=([^,]+)/.exec(dn)?.[1] ?? dn;
 }
 
-/** The leaf's days remaining: red within two weeks, amber within a month. */
-export function certificateDaysTone(days: number): Tone {
+/** The verdict's word and colour (styles.css .tls-verdict.tone-<tone>). */
+export const TLS_VERDICT: Record<TlsEvidence['verdict']['status'], { tone: Tone; label: string }> = {
+  trusted: { tone: 'ok', label: 'trusted' },
+  trusted_with_warnings: { tone: 'warn', label: 'trusted, fix soon' },
+  rejected: { tone: 'bad', label: 'rejected' },
+};
+
+/**
+ * The leaf's days remaining: red within two weeks, amber within a month. Not green for a
+ * certificate clients reject: its days are then no comfort, so they are shown without a colour.
+ */
+export function certificateDaysTone(days: number, verdict?: TlsEvidence['verdict']['status']): Tone {
+  if (days >= 0 && verdict === 'rejected') return 'muted';
   if (days < 14) return 'bad';
   if (days < 30) return 'warn';
   return 'ok';

@@ -103,6 +103,8 @@ async function startWidgetServer(): Promise<{ server: Server; url: string; loads
 }
 
 const INSPECT_HOST = 'www.inspect.test';
+/** A name of the same site its certificate does not cover: what every browser rejects. */
+export const WRONG_NAME_HOST = 'wrongname.inspect.test';
 
 /** What a carefully configured site sends. */
 const GOOD_HEADERS = {
@@ -158,6 +160,7 @@ function inspectZone(address: string): FakeZone {
     [
       { name: 'inspect.test', type: 'A', data: address },
       { name: INSPECT_HOST, type: 'A', data: address },
+      { name: WRONG_NAME_HOST, type: 'A', data: address },
     ],
     { ttl: 300 },
   );
@@ -199,16 +202,24 @@ function spfZones(): FakeZone[] {
 /**
  * mailtls.test for the mail servers tool: mx1 (preference 10) with a DANE-EE
  * record of its key, mx2 (20) with the record of the key it had before a
- * certificate change (DANE mismatch), the zone validated (AD) as DANE needs.
+ * certificate change (DANE mismatch), mx3 (30) on a permitted address where
+ * nothing listens (unreachable), mx4 (40) on a loopback address outbound safety
+ * refuses (not contacted); the zone validated (AD) as DANE needs.
  */
 export const MAIL_DOMAIN = 'mailtls.test';
 
 interface MailServers {
   /** The mail domain, and the reverse zone of the servers' addresses (PTR, so FCrDNS has an answer). */
   zones: FakeZone[];
+  /** The addresses to permit as targets: the two servers' and the unreachable one's. */
   addresses: string[];
   close(): Promise<void>;
 }
+
+/** Outside the 127.0.0.10–249 range the servers take: nothing listens on its port 25. */
+const UNREACHABLE_MX_ADDRESS = '127.0.0.254';
+/** Not permitted: outbound safety refuses it (loopback). */
+const REFUSED_MX_ADDRESS = '127.0.0.253';
 
 /** A fake mail server for `name` on the first free 127.0.0.x:25, or undefined without root. */
 async function mailServer(
@@ -242,7 +253,12 @@ function tlsa(host: string, certPem: string): FakeRecord {
 
 async function startMailServers(siteAddress: string | undefined): Promise<MailServers | undefined> {
   const taken = new Set(siteAddress ? [siteAddress] : []);
-  const [name1, name2] = [`mx1.${MAIL_DOMAIN}`, `mx2.${MAIL_DOMAIN}`];
+  const [name1, name2, name3, name4] = [1, 2, 3, 4].map((n) => `mx${n}.${MAIL_DOMAIN}`) as [
+    string,
+    string,
+    string,
+    string,
+  ];
   const mx1 = await mailServer(name1, taken);
   const mx2 = mx1 && (await mailServer(name2, taken));
   if (!mx1 || !mx2) {
@@ -262,17 +278,22 @@ async function startMailServers(siteAddress: string | undefined): Promise<MailSe
       testZone(
         MAIL_DOMAIN,
         [
+          // Listed out of order: the answer lists them by preference.
           { name: MAIL_DOMAIN, type: 'MX', data: { preference: 10, exchange: name1 } },
+          { name: MAIL_DOMAIN, type: 'MX', data: { preference: 40, exchange: name4 } },
           { name: MAIL_DOMAIN, type: 'MX', data: { preference: 20, exchange: name2 } },
+          { name: MAIL_DOMAIN, type: 'MX', data: { preference: 30, exchange: name3 } },
           { name: name1, type: 'A', data: mx1.server.host },
           { name: name2, type: 'A', data: mx2.server.host },
+          { name: name3, type: 'A', data: UNREACHABLE_MX_ADDRESS },
+          { name: name4, type: 'A', data: REFUSED_MX_ADDRESS },
           tlsa(name1, mx1.certPem),
           tlsa(name2, before.certPem),
         ],
         { ad: true },
       ),
     ],
-    addresses: [mx1.server.host, mx2.server.host],
+    addresses: [mx1.server.host, mx2.server.host, UNREACHABLE_MX_ADDRESS],
     close: async () => void (await Promise.all([mx1.server.close(), mx2.server.close()])),
   };
 }

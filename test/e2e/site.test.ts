@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasShared } from '../shared-data.js';
-import { type FixtureApp, SPF_SENDER, startFixtureApp } from './fixture-app.js';
+import { type FixtureApp, SPF_SENDER, startFixtureApp, WRONG_NAME_HOST } from './fixture-app.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const found = existsSync(CHROMIUM);
@@ -279,8 +279,60 @@ describe.skipIf(!found || !hasShared)('the site in Chromium', () => {
       expect(new URL(page.url()).search).toBe(`?q=${fx.mailDomain}&tool=mail-tls`);
       expect(await page.locator('.mail-verdict').textContent()).not.toBe('fail');
 
+      // The headline counts every host in its state (issue 31), worst first.
+      expect(await page.locator('.mail-verdict p').nth(1).textContent()).toMatch(
+        new RegExp(
+          `^${fx.mailDomain}'s 4 MX hosts: 1 fails, 1 is unreachable, 1 was not contacted \\(not a public address\\), 1 passes\\. `,
+        ),
+      );
+      // One line per host, by preference, above the cards: what the cards then detail.
+      const rows = page.locator('table.mx-overview tbody tr');
+      expect(await rows.count()).toBe(4);
+      const line = async (i: number) =>
+        (await rows.nth(i).locator('td').allTextContents()).map((t) => t.trim());
+      expect(await line(0)).toEqual([
+        '10',
+        `mx1.${fx.mailDomain}`,
+        'pass',
+        'offered',
+        'trusted',
+        'valid',
+        'no policy',
+      ]);
+      expect(await line(1)).toEqual([
+        '20',
+        `mx2.${fx.mailDomain}`,
+        'fail',
+        'offered',
+        'trusted',
+        'mismatch',
+        'no policy',
+      ]);
+      expect(await line(2)).toEqual([
+        '30',
+        `mx3.${fx.mailDomain}`,
+        'unreachable',
+        'unreachable',
+        '—',
+        'none',
+        'no policy',
+      ]);
+      expect(await line(3)).toEqual([
+        '40',
+        `mx4.${fx.mailDomain}`,
+        'refused',
+        'not contacted',
+        '—',
+        '—',
+        'no policy',
+      ]);
+      const above = await page.evaluate<boolean>(
+        `document.querySelector('table.mx-overview').compareDocumentPosition(document.querySelector('article.mx-host')) === Node.DOCUMENT_POSITION_FOLLOWING`,
+      );
+      expect(above).toBe(true);
+
       const hosts = page.locator('article.mx-host');
-      expect(await hosts.count()).toBe(2);
+      expect(await hosts.count()).toBe(4);
       const [mx1, mx2] = [hosts.nth(0), hosts.nth(1)];
       expect(await mx1.locator('h4').textContent()).toBe(`mx1.${fx.mailDomain}`);
       expect(await mx1.locator('.mx-host-head').textContent()).toContain('preference 10');
@@ -315,9 +367,51 @@ describe.skipIf(!found || !hasShared)('the site in Chromium', () => {
       expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
         PHONE.width,
       );
+      // On a phone each overview line stacks into labelled cells, still above the cards.
+      expect(await rows.nth(0).locator('td[data-label="Certificate"]').isVisible()).toBe(true);
       await shot(page, 'tool-mail-tls-phone.png');
       expect(problems).toEqual([]);
       await context.close();
+    });
+
+    it('TLS: a certificate browsers reject opens with that verdict and why, on desktop and phone', {
+      timeout: 60_000,
+    }, async () => {
+      if (!fx.inspectHost) {
+        console.warn('e2e: TLS verdict not rendered: ports 80/443 need root');
+        return;
+      }
+      for (const viewport of [undefined, PHONE]) {
+        const { context, page, problems } = await open(fx, `/?q=${WRONG_NAME_HOST}&tool=tls`, { viewport });
+        const verdict = page.locator('.tls-verdict');
+        await verdict.waitFor({ timeout: 30_000 });
+        expect(await verdict.locator('.tls-result').textContent()).toBe('rejected');
+        // The site's certificate names www.inspect.test, inspect.test and its address.
+        const issuedFor = `issued for ${fx.inspectHost}, inspect\\.test, 127\\.0\\.0\\.\\d+, not ${WRONG_NAME_HOST}`;
+        expect(await verdict.locator('p').nth(1).textContent()).toMatch(
+          new RegExp(`^Browsers reject this certificate: ${issuedFor}\\.$`),
+        );
+        // The verdict comes first; the days box under it is not green.
+        const box = page.locator('.cert-head .days');
+        expect(await box.getAttribute('class')).toContain('tone-muted');
+        const verdictTop = await verdict.boundingBox();
+        const boxTop = await box.boundingBox();
+        expect(verdictTop!.y).toBeLessThan(boxTop!.y);
+        // The badge says the reason in words; the code stays for those who want it (a tooltip).
+        const reason = page.locator('.cert-head .chips .badge').first();
+        expect(await reason.textContent()).toMatch(new RegExp(`^${issuedFor}$`));
+        expect(await reason.getAttribute('title')).toBe('ERR_TLS_CERT_ALTNAME_INVALID');
+        // One date format: no ISO timestamps in the words.
+        expect(await page.locator('#results').textContent()).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
+        if (viewport) {
+          expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+            PHONE.width,
+          );
+        }
+        await shot(page, viewport ? 'tool-tls-rejected-phone.png' : 'tool-tls-rejected.png');
+        expect(problems).toEqual([]);
+        await context.close();
+      }
     });
 
     // Issue 16: /docs had no CSP; the one it has now must not break Swagger UI itself.

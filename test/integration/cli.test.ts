@@ -24,6 +24,7 @@ import {
   SPF_SENDER,
   startFixtureApp,
   startFixtureUpstreams,
+  WRONG_NAME_HOST,
 } from '../e2e/fixture-app.js';
 import { startNetdiag } from '../scale/netdiag-process.js';
 import { hasShared } from '../shared-data.js';
@@ -288,6 +289,37 @@ describe('netdiag colour', () => {
     expect(csi.length).toBeGreaterThan(2);
     for (const sequence of csi) expect(sequence).toMatch(/^.\[[0-9;]*m$/);
     expect(stripVTControlCharacters(forced.stdout)).toContain('Mail servers');
+  }, 90_000);
+
+  it('mail-tls and tls open with the verdict: every host counted, one line per host, a rejection in words (issue 31)', async (t) => {
+    if (fx.mailDomain === undefined || fx.inspectHost === undefined) return t.skip();
+    const mail = await netdiag(['mail-tls', fx.mailDomain], { NO_COLOR: '1' });
+    expect(mail.code, mail.stderr).toBe(0);
+    const lines = mail.stdout.split('\n');
+    const head = lines.findIndex((l) => l.startsWith('FAIL  '));
+    expect(lines[head]).toContain(
+      `${fx.mailDomain}'s 4 MX hosts: 1 fails, 1 is unreachable, 1 was not contacted (not a public address), 1 passes.`,
+    );
+    // The overview, by preference, before the cards ("Mail servers").
+    const overview = lines.slice(head + 2, head + 7).map((l) => l.split(/\s{2,}/));
+    expect(overview).toEqual([
+      ['PREF', 'MX HOST', 'STATUS', 'STARTTLS', 'CERTIFICATE', 'DANE', 'MTA-STS'],
+      ['10', `mx1.${fx.mailDomain}`, 'pass', 'offered', 'trusted', 'valid', 'no policy'],
+      ['20', `mx2.${fx.mailDomain}`, 'fail', 'offered', 'trusted', 'mismatch', 'no policy'],
+      ['30', `mx3.${fx.mailDomain}`, 'unreachable', 'unreachable', '—', 'none', 'no policy'],
+      ['40', `mx4.${fx.mailDomain}`, 'refused', 'not contacted', '—', '—', 'no policy'],
+    ]);
+    expect(lines.indexOf('Mail servers')).toBeGreaterThan(head + 6);
+
+    const tls = await netdiag(['tls', WRONG_NAME_HOST], { NO_COLOR: '1' });
+    expect(tls.code, tls.stderr).toBe(0);
+    expect(tls.stdout.split('\n')[2]).toMatch(
+      new RegExp(
+        `^REJECTED  Browsers reject this certificate: issued for ${fx.inspectHost}, .*, not ${WRONG_NAME_HOST}\\.$`,
+      ),
+    );
+    expect(tls.stdout).not.toContain('ERR_TLS_CERT_ALTNAME_INVALID');
+    expect(tls.stdout).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
   }, 90_000);
 
   it('on a real terminal (tmux): colour, the table aligned; NO_COLOR there: none', async (t) => {

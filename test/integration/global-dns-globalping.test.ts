@@ -7,7 +7,9 @@
  * fake's own limits (the hourly test quota, 5 reads per 2 s per measurement)
  * follow the same virtual clock.
  */
+
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { formatDateTime } from '../../src/client/words.js';
 import { testConfig } from '../../src/config/index.js';
 import { ProviderError, type ProviderFailureKind } from '../../src/errors.js';
 import {
@@ -419,7 +421,7 @@ describe('Globalping adapter: the hourly test quota', () => {
     expect(refusal.kind).toBe('rate_limited');
     expect(refusal.message).toBe(
       'Globalping refused the measurement (rate_limit_exceeded: This measurement exceeds the remaining hourly ' +
-        `rate limit for your IP address.; 5 of 250 tests left this hour, a measurement needs 10; resets at ${resetAt(clock, 3600)})`,
+        `rate limit for your IP address.; 5 of 250 tests left this hour, a measurement needs 10; resets at ${formatDateTime(resetAt(clock, 3600))})`,
     );
     const created = gp.creations();
     expect(created).toHaveLength(1);

@@ -150,7 +150,7 @@ describe('MCP endpoint (/mcp) with the SDK client', () => {
     const tls = await call(client, 'tls_certificate', { target: fx.inspectHost });
     expect(tls.isError, text(tls)).toBeFalsy();
     expect(text(tls)).toMatch(
-      new RegExp(`^${fx.inspectHost}:443: TLSv1\\.3 .* trusted, matches the host name`),
+      new RegExp(`^${fx.inspectHost}:443: Trusted by browsers for ${fx.inspectHost}\\b.* TLSv1\\.3 `),
     );
     const inspect = await call(client, 'inspect_host', { target: fx.inspectHost });
     expect(inspect.isError, text(inspect)).toBeFalsy();

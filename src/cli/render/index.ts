@@ -1,7 +1,7 @@
 /** One renderer per tool, by CLI command (features/tools/catalog.ts). */
 import { certificates } from './certificates.js';
 import type { Renderer } from './common.js';
-import { dns, inPreferenceOrder } from './dns.js';
+import { dns } from './dns.js';
 import { email } from './email.js';
 import { globalDns } from './global-dns.js';
 import { inspect } from './inspect.js';
@@ -26,12 +26,4 @@ export const RENDERERS: Readonly<Record<string, Renderer>> = {
   'ip-geo': ipGeo,
   'ip-privacy': ipPrivacy,
   'my-ip': myIp,
-};
-
-/**
- * The body as people read it, before the summary and the renderer see it: an order the API
- * leaves to the upstream made meaningful (MX by preference). --json prints the body untouched.
- */
-export const FOR_PEOPLE: Readonly<Record<string, (body: unknown) => unknown>> = {
-  dns: inPreferenceOrder,
 };

@@ -1,4 +1,11 @@
-import { DANE_RECORD_TONE, DANE_TONE, MAIL_TLS_STATUS, MX_STATE } from '../../client/words.js';
+import {
+  DANE_RECORD_TONE,
+  DANE_TONE,
+  MAIL_TLS_STATUS,
+  MX_STATE,
+  mailHostOverview,
+  type OverviewCell,
+} from '../../client/words.js';
 import type {
   MailTlsAddress,
   MailTlsDane,
@@ -6,7 +13,7 @@ import type {
   MailTlsResponse,
 } from '../../features/mail-tls/mail-tls.schema.js';
 import type { Style } from '../style.js';
-import { facts, section } from '../table.js';
+import { facts, section, table } from '../table.js';
 import { badge, formatDateTime, formatMs, headline, plural, type Renderer, yesNo } from './common.js';
 import { mailFindings } from './email.js';
 import { tlsEvidence } from './tls.js';
@@ -66,7 +73,7 @@ function address(style: Style, a: MailTlsAddress, showDane: boolean): string[] {
       ],
       indent,
     ),
-    ...(a.tls ? ['', ...tlsEvidence(style, a.tls, indent)] : []),
+    ...(a.tls ? ['', ...tlsEvidence(style, a.tls, indent, false)] : []),
   ];
 }
 
@@ -97,11 +104,33 @@ function host(style: Style, h: MailTlsHost): string[] {
   ];
 }
 
+/** One line per MX host, as the site's overview above the cards. */
+function overview(style: Style, hosts: readonly MailTlsHost[]): string[] {
+  const cell = (c: OverviewCell) => badge(style, c.tone, c.text);
+  return table(
+    style,
+    ['PREF', 'MX HOST', 'STATUS', 'STARTTLS', 'CERTIFICATE', 'DANE', 'MTA-STS'],
+    hosts.map((h) => {
+      const o = mailHostOverview(h);
+      return [
+        h.preference === null ? 'implicit' : String(h.preference),
+        h.host,
+        status(style, h.status),
+        cell(o.starttls),
+        cell(o.certificate),
+        cell(o.dane),
+        cell(o.mta_sts),
+      ];
+    }),
+  );
+}
+
 export const mailTls: Renderer = (body, style) => {
   const data = body as MailTlsResponse;
   const sts = data.mta_sts;
   return [
     `${headline(style, MAIL_TLS_STATUS[data.status].tone, MAIL_TLS_STATUS[data.status].label)}  ${data.summary}`,
+    ...(data.hosts.length > 0 ? ['', ...overview(style, data.hosts)] : []),
     ...mailFindings(style, data.findings),
     '',
     ...facts(style, [

@@ -8,30 +8,39 @@ import {
   keyExchangeText,
   keyText,
   TLS_FINDING_TONE,
+  TLS_VERDICT,
 } from '../../client/words.js';
 import type { TlsEvidence, TlsPart, TlsResponse } from '../../features/tls/tls.schema.js';
 import type { Style } from '../style.js';
 import { facts, section } from '../table.js';
-import { badge, formatDate, formatDateTime, type Renderer } from './common.js';
+import { badge, formatDate, formatDateTime, headline, type Renderer } from './common.js';
 
-/** The certificate as the site's TLS card draws it (src/web/results/tls.tsx); mail servers and inspect reuse it. */
-export function tlsEvidence(style: Style, tls: TlsEvidence, indent = ''): string[] {
+/**
+ * The certificate as the site's TLS card draws it (src/web/results/tls.tsx), its verdict first;
+ * mail servers and inspect reuse it, mail servers without the verdict (senders judge differently).
+ */
+export function tlsEvidence(style: Style, tls: TlsEvidence, indent = '', verdict = true): string[] {
   const { leaf, connection: conn, chain } = tls;
   const days = `${Math.abs(leaf.days_remaining)} ${certificateDaysLabel(leaf.days_remaining)}`;
+  const nameSaid = conn.authorization_error === 'ERR_TLS_CERT_ALTNAME_INVALID';
   const chips = [
     conn.authorized
       ? badge(style, 'ok', 'trusted')
-      : badge(style, 'bad', conn.authorization_error ?? 'not trusted'),
-    badge(
-      style,
-      conn.hostname_matches ? 'ok' : 'bad',
-      conn.hostname_matches ? 'name matches' : 'name mismatch',
-    ),
+      : badge(style, 'bad', conn.authorization_reason ?? 'not trusted'),
+    nameSaid
+      ? ''
+      : badge(
+          style,
+          conn.hostname_matches ? 'ok' : 'bad',
+          conn.hostname_matches ? 'name matches' : 'name mismatch',
+        ),
     leaf.expired ? badge(style, 'bad', 'expired') : '',
   ].filter(Boolean);
+  const { tone, label } = TLS_VERDICT[tls.verdict.status];
   const lines = [
+    ...(verdict ? [`${headline(style, tone, label)}  ${tls.verdict.summary}`, ''] : []),
     `${style.bold(commonName(leaf.subject))} ${style.dim(`issued by ${commonName(leaf.issuer)}`)}`,
-    `${style.bold(badge(style, certificateDaysTone(leaf.days_remaining), days))}  ${chips.join('  ')}`,
+    `${style.bold(badge(style, certificateDaysTone(leaf.days_remaining, tls.verdict.status), days))}  ${chips.join('  ')}`,
     ...tls.findings.map((f) => `${badge(style, TLS_FINDING_TONE[f.severity], f.severity)} ${f.message}`),
     '',
     ...facts(style, [
@@ -66,7 +75,9 @@ export function tlsEvidence(style: Style, tls: TlsEvidence, indent = ''): string
 /** The evidence, or why the target gave none (and at which stage): /api/tls's answer and inspect's part. */
 export function tlsPart(style: Style, part: TlsPart, indent = ''): string[] {
   if (part.status === 'ok') return tlsEvidence(style, part, indent);
-  return [`${indent}${style.tone('bad', part.error)}${part.stage ? style.dim(` (at ${part.stage})`) : ''}`];
+  return [
+    `${indent}${headline(style, 'bad', 'no handshake')}  ${part.error}${part.stage ? style.dim(` (at ${part.stage})`) : ''}`,
+  ];
 }
 
 export const tls: Renderer = (body, style) => tlsPart(style, (body as TlsResponse).tls);

@@ -56,9 +56,11 @@ export const DnsResponseSchema = Type.Object({
     },
     { description: 'Header flags of the response as received.' },
   ),
-  answers: Type.Array(AnswerSchema, { description: 'The answer section, CNAME chain included.' }),
+  answers: Type.Array(AnswerSchema, {
+    description: 'The answer section, CNAME chain included; MX rows by preference, then name.',
+  }),
   records: Type.Array(RecordSchema, {
-    description: 'Only the records of the asked type, normalized per type.',
+    description: 'Only the records of the asked type, normalized per type (MX by preference, then name).',
   }),
   extended_errors: Type.Optional(
     Type.Array(

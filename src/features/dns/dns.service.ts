@@ -2,7 +2,13 @@
  * GET /api/dns: one question through the resolver chain, shaped for the API.
  */
 import type { ChainResult } from '../../providers/chain.js';
-import { type DnsAnswer, type DnsRR, edeName, presentation } from '../../providers/dns/index.js';
+import {
+  type DnsAnswer,
+  type DnsRR,
+  type DnsRROf,
+  edeName,
+  presentation,
+} from '../../providers/dns/index.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
 import type { DnsResponse } from './dns.schema.js';
 import { type DnsApiType, parseDnsQuestion } from './dns-target.js';
@@ -29,6 +35,20 @@ export async function lookupDns(
   return { body: shape(result, shown, question.name, type), cache: result.cache };
 }
 
+/**
+ * MX rows by preference, lower first, then by name (RFC 5321 §5.1; the order the e-mail and
+ * mail-server checks use, features/email/mx.ts sortMx). A resolver's order is arbitrary, and every
+ * reader (site, CLI, MCP summaries) would otherwise sort again; the other rows, a CNAME chain
+ * before the MX set, keep their places.
+ */
+function inPreferenceOrder(rrs: readonly DnsRR[]): DnsRR[] {
+  const mx = rrs.filter((rr): rr is DnsRROf<'MX'> => rr.type === 'MX');
+  if (mx.length < 2) return [...rrs];
+  mx.sort((x, y) => x.data.priority - y.data.priority || x.data.exchange.localeCompare(y.data.exchange));
+  let next = 0;
+  return rrs.map((rr) => (rr.type === 'MX' ? mx[next++]! : rr));
+}
+
 function shape(
   result: ChainResult<DnsAnswer>,
   target: string,
@@ -43,13 +63,13 @@ function shape(
     rcode: answer.rcode,
     authenticated_data: answer.flags.ad,
     flags: answer.flags,
-    answers: answer.answers.map((rr) => ({
+    answers: inPreferenceOrder(answer.answers).map((rr) => ({
       name: rr.name,
       type: rr.type,
       ttl: rr.ttl,
       data: presentation(rr),
     })),
-    records: answer.answers.filter((rr) => rr.type === type).map(toRecord),
+    records: inPreferenceOrder(answer.answers.filter((rr) => rr.type === type)).map(toRecord),
     source: result.source,
     source_id: result.source_id,
     providers_tried: result.providers_tried,

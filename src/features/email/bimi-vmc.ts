@@ -12,6 +12,7 @@
  * Not checked, and the findings say so: revocation (CRL) and the
  * Certificate Transparency proofs the draft also asks receivers to verify.
  */
+import { formatDateTime } from '../../client/words.js';
 import { issuedBy, type ParsedCertificate, parseCertificate } from '../tls/certificate.js';
 import { digestMatches, readLogotype } from './bimi-logotype.js';
 import { BIMI_SPEC } from './bimi-record.js';
@@ -133,8 +134,8 @@ export function checkVmc(input: VmcInput): { valid: boolean; report: VmcFacts; f
     );
     if (anchored.distrustAfter && leaf.notBefore > anchored.distrustAfter) {
       error(
-        `${anchored.cert.subject} is trusted only for marks issued up to ${anchored.distrustAfter.toISOString()}; ` +
-          `this VMC was issued ${report.not_before}.`,
+        `${anchored.cert.subject} is trusted only for marks issued up to ${formatDateTime(anchored.distrustAfter)}; ` +
+          `this VMC was issued ${formatDateTime(report.not_before)}.`,
         VALIDATION,
       );
     }
@@ -235,8 +236,8 @@ function anchorOf(top: ParsedCertificate, roots: readonly MarkRoot[]): MarkRoot 
 
 function datesOf(cert: ParsedCertificate, what: string, now: number): Finding[] {
   if (now < cert.notBefore.getTime())
-    return [finding('error', `${what} is not valid before ${cert.notBefore.toISOString()}.`, PATHS)];
+    return [finding('error', `${what} is not valid before ${formatDateTime(cert.notBefore)}.`, PATHS)];
   if (now > cert.notAfter.getTime())
-    return [finding('error', `${what} expired on ${cert.notAfter.toISOString()}.`, PATHS)];
+    return [finding('error', `${what} expired on ${formatDateTime(cert.notAfter)}.`, PATHS)];
   return [];
 }

@@ -17,6 +17,7 @@
  * cannot serve for a while and says when to come back (RFC 9110 §15.6.4).
  * A reusable measurement still answers from the cache meanwhile.
  */
+import { formatDateTime } from '../../client/words.js';
 import { AppError } from '../../errors.js';
 import type { ProviderChain } from '../../providers/chain.js';
 import type {
@@ -129,7 +130,7 @@ function quotaSpent(
   return new AppError(
     503,
     'unavailable',
-    `global DNS measurements are paused until ${new Date(first.resetAt).toISOString()}: ` +
+    `global DNS measurements are paused until ${formatDateTime(new Date(first.resetAt))}: ` +
       `the measurement quota of this service is spent (${why})`,
     { headers: { 'retry-after': String(first.retryAfterSeconds) }, providersTried: err.providersTried },
   );

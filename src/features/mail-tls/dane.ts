@@ -27,7 +27,9 @@
  * local trust store, and a DANE-TA record for a root the server never sends
  * would look valid here while every DANE-aware sender fails it.
  */
+
 import { createHash, createPublicKey, type KeyObject, type X509Certificate } from 'node:crypto';
+import { formatDateTime } from '../../client/words.js';
 import { describeTlsa, smtpTlsaName, type TlsaSummary, unusableTlsaFindings } from '../email/tlsa.js';
 import { type DnsOutcome, type Finding, finding, type TlsaRecord } from '../email/types.js';
 import { issuedBy, type ParsedCertificate, parseCertificate, signedBy } from '../tls/certificate.js';
@@ -250,10 +252,10 @@ function pathFailure(
     if (i > 0 && !cert.isCa)
       return `${where(i)} is not a CA certificate (basicConstraints), so it cannot issue`;
     if (cert.notAfter.getTime() < input.now.getTime()) {
-      return `${where(i)} expired on ${cert.notAfter.toISOString()}`;
+      return `${where(i)} expired on ${formatDateTime(cert.notAfter)}`;
     }
     if (cert.notBefore.getTime() > input.now.getTime()) {
-      return `${where(i)} is not valid before ${cert.notBefore.toISOString()}`;
+      return `${where(i)} is not valid before ${formatDateTime(cert.notBefore)}`;
     }
   }
   const leaf = certs[0]!;

@@ -80,18 +80,38 @@ export function domainStatus(hosts: MailTlsHost[]): MailTlsResponse['status'] {
   return 'pass';
 }
 
-export function summarize(domain: string, hosts: MailTlsHost[], status: MailTlsResponse['status']): string {
+/** How many hosts are in each state, worst first, in words: "1 fails, 2 have warnings, 1 is unreachable, 1 passes". */
+function tally(hosts: MailTlsHost[]): string {
   const count = (s: MailTlsHost['status']) => hosts.filter((h) => h.status === s).length;
+  const says: [MailTlsHost['status'], string, string][] = [
+    ['fail', 'fails', 'fail'],
+    ['warn', 'has warnings', 'have warnings'],
+    ['unreachable', 'is unreachable', 'are unreachable'],
+    ['refused', 'was not contacted (not a public address)', 'were not contacted (not public addresses)'],
+    ['pass', 'passes', 'pass'],
+  ];
+  return says
+    .map(([status, one, many]) => [count(status), one, many] as const)
+    .filter(([n]) => n > 0)
+    .map(([n, one, many]) => `${n} ${n === 1 ? one : many}`)
+    .join(', ');
+}
+
+/** The headline: every host counted in its state (issue 31), then what the worst of them means to a sender. */
+export function summarize(domain: string, hosts: MailTlsHost[], status: MailTlsResponse['status']): string {
   const of = `${hosts.length} MX host${hosts.length === 1 ? '' : 's'}`;
+  const counted = `${domain}'s ${of}: ${tally(hosts)}.`;
   switch (status) {
     case 'pass':
       return `All ${of} of ${domain} offer STARTTLS with a certificate valid for their names; DANE and MTA-STS, where published, let senders deliver.`;
     case 'warn':
-      return `${domain}: ${count('pass')} of ${of} pass; the others have weaknesses a checking sender may not forgive (see each host).`;
+      return `${counted} Mail is delivered, but a sender that checks certificates or DANE may refuse some hosts (see each host).`;
     case 'fail':
-      return `${domain}: ${count('fail')} of ${of} fail: a sender that insists on TLS (DANE, MTA-STS enforce) would not deliver there, or STARTTLS is missing.`;
+      return `${counted} A sender that insists on TLS (DANE, MTA-STS enforce) would not deliver to a failing host, or it lacks STARTTLS.`;
     case 'unreachable':
-      return `None of the ${of} of ${domain} could be reached on port 25 from this service.`;
+      return hosts.some((h) => h.status === 'refused')
+        ? `${counted} None could be reached on port 25 from this service.`
+        : `None of the ${of} of ${domain} could be reached on port 25 from this service.`;
     case 'refused':
       return `Every address of the ${of} of ${domain} is private or special-use: none was contacted.`;
     default:

@@ -10,6 +10,7 @@
  * certificates and other orders, so out-of-order is a spec violation for
  * TLS 1.2 that some clients reject, and merely untidy for TLS 1.3.
  */
+import { formatDateTime } from '../../client/words.js';
 import { issuedBy, type ParsedCertificate } from './certificate.js';
 import type { Finding } from './findings.js';
 
@@ -139,7 +140,7 @@ export function analyzeChain(input: ChainInput): ChainAnalysis {
       message: `The server sends expired CA certificates: ${expired
         .map(
           (c) =>
-            `${describe(c.cert, c.index)} (expired ${c.cert.notAfter.toISOString()}${onPath.has(c.index) ? ', on the path' : ''})`,
+            `${describe(c.cert, c.index)} (expired ${formatDateTime(c.cert.notAfter)}${onPath.has(c.index) ? ', on the path' : ''})`,
         )
         .join(', ')} (RFC 5280 §6.1.3 (a)(2)).`,
     });

@@ -18,6 +18,7 @@ import {
 } from './findings.js';
 import { hostnameMatches } from './hostname.js';
 import type { TlsEvidence } from './tls.schema.js';
+import { rejectionReason, tlsVerdict } from './verdict.js';
 
 /** A server may send any number of certificates; past this many the rest are counted, not analyzed. */
 export const MAX_ANALYZED_CERTIFICATES = 16;
@@ -76,9 +77,38 @@ export function buildTlsEvidence(facts: HandshakeFacts): TlsEvidence {
     ...connectionFindings(facts.protocol, forwardSecrecy),
     ...cryptoFindings(sent),
   ];
+  const leafSummary = {
+    ...certificateSummary(leaf, facts.now),
+    san: [...leaf.dnsNames, ...leaf.ipAddresses],
+    days_remaining: daysRemaining(leaf, facts.now),
+    ocsp_urls: leaf.ocspUrls,
+    ca_issuer_urls: leaf.caIssuerUrls,
+    sct_count: leaf.sctCount,
+  };
+  const chainSummary = {
+    source: exact ? ('handshake' as const) : ('reconstructed' as const),
+    sent_count: sentDer.length,
+    certificates: chain.certificates.map((c) => ({
+      index: c.index,
+      role: c.role,
+      issued_by: c.issued_by,
+      is_ca: c.cert.isCa,
+      ...certificateSummary(c.cert, facts.now),
+    })),
+    root: chain.root,
+    findings: sortFindings(chainFindings),
+  };
+  const judged = {
+    host: facts.host,
+    authorized: facts.authorized,
+    authorizationError: facts.authorized ? null : facts.authorizationError,
+    leaf: leafSummary,
+    chain: chainSummary,
+  };
+  const reason = facts.authorized ? null : rejectionReason(judged);
   const findings = sortFindings([
     ...found,
-    ...trustFindings(facts.authorized, facts.authorizationError, found),
+    ...trustFindings(facts.authorized, facts.authorizationError, reason ?? '', found),
   ]);
 
   return {
@@ -101,30 +131,13 @@ export function buildTlsEvidence(facts: HandshakeFacts): TlsEvidence {
       forward_secrecy: forwardSecrecy,
       ocsp_stapled: facts.ocspStapled,
       authorized: facts.authorized,
-      authorization_error: facts.authorized ? null : facts.authorizationError,
+      authorization_error: judged.authorizationError,
+      authorization_reason: reason,
       hostname_matches: matches,
     },
-    leaf: {
-      ...certificateSummary(leaf, facts.now),
-      san: [...leaf.dnsNames, ...leaf.ipAddresses],
-      days_remaining: daysRemaining(leaf, facts.now),
-      ocsp_urls: leaf.ocspUrls,
-      ca_issuer_urls: leaf.caIssuerUrls,
-      sct_count: leaf.sctCount,
-    },
-    chain: {
-      source: exact ? 'handshake' : 'reconstructed',
-      sent_count: sentDer.length,
-      certificates: chain.certificates.map((c) => ({
-        index: c.index,
-        role: c.role,
-        issued_by: c.issued_by,
-        is_ca: c.cert.isCa,
-        ...certificateSummary(c.cert, facts.now),
-      })),
-      root: chain.root,
-      findings: sortFindings(chainFindings),
-    },
+    leaf: leafSummary,
+    chain: chainSummary,
+    verdict: tlsVerdict({ ...judged, findings }),
     findings,
     checked_at: facts.now.toISOString(),
   };

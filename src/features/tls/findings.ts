@@ -9,6 +9,7 @@
  *   medium    a weakness or a deadline worth acting on (expiry in 30 days, no forward secrecy)
  *   low       harmless to most clients, still wrong (chain order, root sent)
  */
+import { formatDateTime } from '../../client/words.js';
 import type { ParsedCertificate } from './certificate.js';
 
 export type Severity = 'critical' | 'high' | 'medium' | 'low';
@@ -65,7 +66,7 @@ export function validityFindings(leaf: ParsedCertificate, now: Date): Finding[] 
       {
         code: 'expired',
         severity: 'critical',
-        message: `The certificate expired on ${leaf.notAfter.toISOString()} (RFC 5280 §4.1.2.5).`,
+        message: `The certificate expired on ${formatDateTime(leaf.notAfter)} (RFC 5280 §4.1.2.5).`,
       },
     ];
   }
@@ -74,7 +75,7 @@ export function validityFindings(leaf: ParsedCertificate, now: Date): Finding[] 
       {
         code: 'not_yet_valid',
         severity: 'critical',
-        message: `The certificate is not valid before ${leaf.notBefore.toISOString()} (RFC 5280 §4.1.2.5).`,
+        message: `The certificate is not valid before ${formatDateTime(leaf.notBefore)} (RFC 5280 §4.1.2.5).`,
       },
     ];
   }
@@ -84,7 +85,7 @@ export function validityFindings(leaf: ParsedCertificate, now: Date): Finding[] 
       {
         code: 'expires_within_14_days',
         severity: 'high',
-        message: `The certificate expires in ${days} day(s), on ${leaf.notAfter.toISOString()}.`,
+        message: `The certificate expires in ${days} day${days === 1 ? '' : 's'}, on ${formatDateTime(leaf.notAfter)}.`,
       },
     ];
   }
@@ -93,7 +94,7 @@ export function validityFindings(leaf: ParsedCertificate, now: Date): Finding[] 
       {
         code: 'expires_within_30_days',
         severity: 'medium',
-        message: `The certificate expires in ${days} days, on ${leaf.notAfter.toISOString()}.`,
+        message: `The certificate expires in ${days} days, on ${formatDateTime(leaf.notAfter)}.`,
       },
     ];
   }
@@ -201,11 +202,12 @@ const MISSING_ISSUER_ERRORS = new Set([
  * Whether the chain verified (OpenSSL, against the trust store, with the SNI
  * name). OpenSSL reports one error; when a more specific finding already
  * explains it (a date, a missing intermediate, the name), `untrusted` would
- * say the same thing twice and is left out.
+ * say the same thing twice and is left out. `reason` is the error in words (verdict.ts).
  */
 export function trustFindings(
   authorized: boolean,
   authorizationError: string | null,
+  reason: string,
   found: readonly Finding[],
 ): Finding[] {
   if (authorized) return [];
@@ -214,22 +216,11 @@ export function trustFindings(
   if (error === 'ERR_TLS_CERT_ALTNAME_INVALID' && has('name_mismatch')) return [];
   if (DATE_ERRORS.has(error) && has('expired', 'not_yet_valid', 'expired_intermediate')) return [];
   if (MISSING_ISSUER_ERRORS.has(error) && has('incomplete_chain')) return [];
-  const why = VERIFY_ERROR_TEXT[error];
   return [
     {
       code: 'untrusted',
       severity: 'critical',
-      message: `The certificate chain does not verify against the trusted roots: ${error}${why ? ` (${why})` : ''}.`,
+      message: `The certificate chain does not verify against the trusted roots: ${reason} (${error}).`,
     },
   ];
 }
-
-/** Plain words for the verify errors a user meets most (OpenSSL's x509_vfy error list). */
-const VERIFY_ERROR_TEXT: Readonly<Record<string, string>> = {
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'the server certificate is self-signed',
-  SELF_SIGNED_CERT_IN_CHAIN: 'the chain ends at a self-signed root that is not trusted',
-  CERT_SIGNATURE_FAILURE: 'a signature in the chain does not verify',
-  CERT_REVOKED: 'a certificate in the chain is revoked',
-  INVALID_CA: 'a certificate used as an issuer is not a CA',
-  CERT_HAS_EXPIRED: 'a certificate in the chain has expired',
-};

@@ -131,6 +131,10 @@ export const TlsEvidenceSchema = Type.Object(
           Type.String(),
           'Why not: OpenSSL/Node codes such as CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT, ERR_TLS_CERT_ALTNAME_INVALID.',
         ),
+        authorization_reason: Nullable(
+          Type.String(),
+          'The same in words, naming what is wrong with this certificate (e.g. "issued for shop.example, not www.example"); null when authorized.',
+        ),
         hostname_matches: Type.Boolean({
           description: 'A subjectAltName entry covers the host (RFC 6125; the CN is not used).',
         }),
@@ -164,6 +168,20 @@ export const TlsEvidenceSchema = Type.Object(
         }),
       },
       { additionalProperties: false },
+    ),
+    verdict: Type.Object(
+      {
+        status: Type.Enum(['trusted', 'trusted_with_warnings', 'rejected'], {
+          description:
+            'rejected: a client that checks certificates (a browser, a sender under MTA-STS) refuses it now; ' +
+            'trusted_with_warnings: accepted, with a critical or high finding to fix (expiry within 14 days, a weak key...); ' +
+            'trusted: accepted.',
+        }),
+        summary: Type.String({
+          description: 'The verdict in one sentence, with the reason a client refuses it.',
+        }),
+      },
+      { additionalProperties: false, description: 'What a person reads first.' },
     ),
     findings: Type.Array(FindingSchema, { description: 'Every finding, most severe first.' }),
     checked_at: Type.String({ format: 'date-time', description: 'When the handshake was made.' }),

@@ -110,15 +110,9 @@ function tls(body: unknown): string {
   const { tls: t } = body as TlsResponse;
   if (t.status === 'error') return `No TLS evidence: ${t.error}.`;
   const c = t.connection;
-  const leaf = t.leaf;
-  const trusted = c.authorized ? 'trusted' : `not trusted (${c.authorization_error ?? 'unknown reason'})`;
-  const names = c.hostname_matches ? 'matches the host name' : 'does NOT match the host name';
-  const expiry = leaf.expired
-    ? 'EXPIRED'
-    : `expires in ${leaf.days_remaining} days (${leaf.not_after.slice(0, 10)})`;
   return (
-    `${t.host}:${t.port}: ${c.protocol} ${c.cipher}; certificate for ${leaf.subject} issued by ${leaf.issuer}, ` +
-    `${trusted}, ${names}, ${expiry}.${t.findings.length ? ` ${plural(t.findings.length, 'finding')}.` : ''}`
+    `${t.host}:${t.port}: ${t.verdict.summary} ${c.protocol} ${c.cipher}; certificate ${t.leaf.subject} ` +
+    `issued by ${t.leaf.issuer}.${t.findings.length ? ` ${plural(t.findings.length, 'finding')}.` : ''}`
   );
 }
 
@@ -132,7 +126,7 @@ function inspect(body: unknown): string {
     b.tls === undefined
       ? undefined
       : b.tls.status === 'ok'
-        ? `TLS ${b.tls.connection.protocol}, certificate ${b.tls.connection.authorized ? 'trusted' : 'not trusted'}`
+        ? `TLS ${b.tls.connection.protocol}, certificate ${b.tls.verdict.status === 'rejected' ? `rejected (${b.tls.connection.authorization_reason})` : 'trusted'}`
         : `TLS failed: ${b.tls.error}`,
     b.http.http2.negotiated ? 'HTTP/2' : undefined,
     b.http.http3.advertised ? 'HTTP/3 advertised' : undefined,

@@ -22,6 +22,7 @@
  * Globalping, the test faults' bare 429) says nothing about the quota and is
  * ignored here; the caller treats it as an ordinary failure.
  */
+import { formatDateTime } from '../../client/words.js';
 import type { ProviderQuota } from '../registry.js';
 
 /** Why and until when a measurement would be refused; what the adapter and the API say about it. */
@@ -30,7 +31,7 @@ export interface QuotaRefusal {
   resetAt: number;
   /** Whole seconds until then, at least 1: a Retry-After. */
   retryAfterSeconds: number;
-  /** e.g. "0 of 250 tests left this hour, a measurement needs 10; resets at 2025-01-01T01:00:00.000Z" */
+  /** e.g. "0 of 250 tests left this hour, a measurement needs 10; resets at 2025-01-01 01:00 UTC" */
   reason: string;
 }
 
@@ -92,7 +93,7 @@ export class GlobalpingQuota {
       retryAfterSeconds: Math.max(1, Math.ceil((last.resetAt - now) / 1000)),
       reason:
         `${last.remaining} of ${last.limit} tests left this hour${credits}, a measurement needs ${cost}; ` +
-        `resets at ${new Date(last.resetAt).toISOString()}`,
+        `resets at ${formatDateTime(new Date(last.resetAt))}`,
     };
   }
 

@@ -1,10 +1,19 @@
 /**
- * The mail servers themselves: the domain's verdict large in its colour, then
- * one card per MX host with each address's SMTP session, its certificate (as
- * the TLS tool draws it), DANE and the MTA-STS verdict for the host.
+ * The mail servers themselves: the domain's verdict large in its colour, one line per MX host
+ * (preference, name, STARTTLS, certificate, DANE, MTA-STS), then the evidence: one card per host
+ * with each address's SMTP session, its certificate (as the TLS tool draws it), DANE and the
+ * MTA-STS verdict for the host.
  */
 
-import { DANE_RECORD_TONE, DANE_TONE, MAIL_TLS_STATUS, MX_STATE, yesNo } from '../../client/words';
+import {
+  DANE_RECORD_TONE,
+  DANE_TONE,
+  MAIL_TLS_STATUS,
+  MX_STATE,
+  mailHostOverview,
+  type OverviewCell,
+  yesNo,
+} from '../../client/words';
 import type { MailTlsAddress, MailTlsDane, MailTlsHost, MailTlsResult, MailTlsStatus } from '../api/types';
 import { formatDateTime, formatMs, plural } from '../format';
 import { Badge, Facts, Mono, Note, Section } from '../ui/common';
@@ -94,10 +103,63 @@ function Address({ address: a, showDane }: { address: MailTlsAddress; showDane: 
       />
       {a.tls && (
         <div class="mx-tls">
-          <TlsEvidenceView tls={a.tls} />
+          <TlsEvidenceView tls={a.tls} verdict={false} />
         </div>
       )}
     </section>
+  );
+}
+
+function Cell({ cell, label }: { cell: OverviewCell; label: string }) {
+  return (
+    <td data-label={label}>
+      <Badge tone={cell.tone} title={cell.detail}>
+        {cell.text}
+      </Badge>
+    </td>
+  );
+}
+
+/** Every host on one line, so the cards below are the detail (a page of 5 hosts was 5 400 px tall). */
+function Overview({ hosts }: { hosts: readonly MailTlsHost[] }) {
+  return (
+    <div class="table-break">
+      <table class="stack mx-overview">
+        <thead>
+          <tr>
+            <th scope="col">Pref.</th>
+            <th scope="col">MX host</th>
+            <th scope="col">Status</th>
+            <th scope="col">STARTTLS</th>
+            <th scope="col">Certificate</th>
+            <th scope="col">DANE</th>
+            <th scope="col">MTA-STS</th>
+          </tr>
+        </thead>
+        <tbody>
+          {hosts.map((h) => {
+            const o = mailHostOverview(h);
+            return (
+              <tr key={h.host}>
+                <td data-label="Pref." class="num">
+                  {h.preference ?? 'implicit'}
+                </td>
+                <td data-label="MX host">
+                  <span class="mono break">{h.host}</span>
+                </td>
+                <td data-label="Status">
+                  <MailStatus status={h.status} />
+                </td>
+                <Cell cell={o.starttls} label="STARTTLS" />
+                <Cell cell={o.certificate} label="Certificate" />
+                <Cell cell={o.dane} label="DANE" />
+                <Cell cell={o.mta_sts} label="MTA-STS" />
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -145,6 +207,7 @@ export function MailTlsView({ data }: { data: MailTlsResult }) {
         <p class="mail-result">{MAIL_TLS_STATUS[data.status].label}</p>
         <p>{data.summary}</p>
       </div>
+      {data.hosts.length > 0 && <Overview hosts={data.hosts} />}
       <MailFindings findings={data.findings} />
       <Facts
         rows={[

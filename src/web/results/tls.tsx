@@ -1,4 +1,7 @@
-/** The live certificate as a card: days remaining first, then the facts, the chain as sent, and findings. */
+/**
+ * The live certificate: the verdict first (trusted by browsers or not, and why, in one sentence),
+ * then days remaining, the facts, findings and the chain as sent.
+ */
 
 import {
   certificateDaysLabel,
@@ -10,6 +13,7 @@ import {
   keyExchangeText,
   keyText,
   TLS_FINDING_TONE,
+  TLS_VERDICT,
 } from '../../client/words';
 import type { TlsEvidence, TlsResult } from '../api/types';
 import { formatDate, formatDateTime } from '../format';
@@ -30,12 +34,30 @@ export function TlsFindings({ findings }: { findings: readonly Finding[] }) {
   );
 }
 
-export function TlsEvidenceView({ tls }: { tls: TlsEvidence }) {
+/** The verdict banner: its word large, the sentence under it (as the SPF and mail servers tools open). */
+export function TlsVerdict({ verdict }: { verdict: TlsEvidence['verdict'] }) {
+  const { tone, label } = TLS_VERDICT[verdict.status];
+  return (
+    <div class={`tls-verdict tone-${tone}`}>
+      <p class="tls-result">{label}</p>
+      <p>{verdict.summary}</p>
+    </div>
+  );
+}
+
+/**
+ * One handshake's evidence. `verdict` is off where a caller says its own (a mail server is
+ * judged by what senders do, not browsers).
+ */
+export function TlsEvidenceView({ tls, verdict = true }: { tls: TlsEvidence; verdict?: boolean }) {
   const { leaf, connection: conn, chain } = tls;
+  // The name badge only when the rejection is not the name itself (the reason says it then).
+  const nameSaid = conn.authorization_error === 'ERR_TLS_CERT_ALTNAME_INVALID';
   return (
     <>
+      {verdict && <TlsVerdict verdict={tls.verdict} />}
       <div class="cert-head">
-        <div class={`days tone-${certificateDaysTone(leaf.days_remaining)}`}>
+        <div class={`days tone-${certificateDaysTone(leaf.days_remaining, tls.verdict.status)}`}>
           <strong>{Math.abs(leaf.days_remaining)}</strong>
           <span>{certificateDaysLabel(leaf.days_remaining)}</span>
         </div>
@@ -50,11 +72,15 @@ export function TlsEvidenceView({ tls }: { tls: TlsEvidence }) {
             {conn.authorized ? (
               <Badge tone="ok">trusted</Badge>
             ) : (
-              <Badge tone="bad">{conn.authorization_error ?? 'not trusted'}</Badge>
+              <Badge tone="bad" title={conn.authorization_error ?? undefined}>
+                {conn.authorization_reason ?? 'not trusted'}
+              </Badge>
             )}
-            <Badge tone={conn.hostname_matches ? 'ok' : 'bad'}>
-              {conn.hostname_matches ? 'name matches' : 'name mismatch'}
-            </Badge>
+            {!nameSaid && (
+              <Badge tone={conn.hostname_matches ? 'ok' : 'bad'}>
+                {conn.hostname_matches ? 'name matches' : 'name mismatch'}
+              </Badge>
+            )}
             {leaf.expired && <Badge tone="bad">expired</Badge>}
           </p>
         </div>
@@ -102,13 +128,14 @@ export function TlsEvidenceView({ tls }: { tls: TlsEvidence }) {
 export function TlsView({ data }: { data: TlsResult }) {
   const { tls } = data;
   if (tls.status === 'ok') return <TlsEvidenceView tls={tls} />;
-  // The target's own failure is the answer (issue 31), told as inspect tells it.
+  // The target's own failure is the answer (issue 31), and it is the verdict.
   return (
-    <Section title="No TLS handshake">
-      <p class="error-text">
+    <div class="tls-verdict tone-bad">
+      <p class="tls-result">no handshake</p>
+      <p>
         {tls.error}
         {tls.stage && <span class="muted"> (at {tls.stage})</span>}
       </p>
-    </Section>
+    </div>
   );
 }

@@ -54,6 +54,10 @@ describe('netdiag/client/words', () => {
     expect(commonName('O=No Common Name')).toBe('O=No Common Name');
     expect(keyText({ type: 'RSA', bits: 2048 })).toBe('RSA 2048 bits');
     expect(keyExchangeText(null)).toBe('not ephemeral');
-    expect([13, 14, 29, 30].map(certificateDaysTone)).toEqual(['bad', 'warn', 'warn', 'ok']);
+    expect([13, 14, 29, 30].map((d) => certificateDaysTone(d))).toEqual(['bad', 'warn', 'warn', 'ok']);
+    // A certificate clients reject: its days are no comfort, never green (issue 31); expired stays red.
+    expect(certificateDaysTone(396, 'rejected')).toBe('muted');
+    expect(certificateDaysTone(-3, 'rejected')).toBe('bad');
+    expect(certificateDaysTone(396, 'trusted')).toBe('ok');
   });
 });

@@ -188,7 +188,7 @@ describe('global DNS service', () => {
     const SPENT: QuotaRefusal = {
       resetAt: Date.UTC(2025, 0, 1, 0, 30),
       retryAfterSeconds: 1800,
-      reason: '5 of 250 tests left this hour, a measurement needs 10; resets at 2025-01-01T00:30:00.000Z',
+      reason: '5 of 250 tests left this hour, a measurement needs 10; resets at 2025-01-01 00:30 UTC',
     };
     const quotaFailure = async () => {
       throw new ProviderError('rate_limited', 'hourly test quota spent (...); not asked');
@@ -204,7 +204,7 @@ describe('global DNS service', () => {
       expect(err.code).toBe('unavailable');
       expect(err.headers).toEqual({ 'retry-after': '1800' });
       expect(err.message).toBe(
-        'global DNS measurements are paused until 2025-01-01T00:30:00.000Z: the measurement quota of this ' +
+        'global DNS measurements are paused until 2025-01-01 00:30 UTC: the measurement quota of this ' +
           `service is spent (Scripted: ${SPENT.reason})`,
       );
       expect(err.providersTried).toEqual([

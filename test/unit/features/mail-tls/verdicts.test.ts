@@ -5,7 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { MailTlsAddress, MailTlsHost } from '../../../../src/features/mail-tls/mail-tls.schema.js';
-import { domainStatus, hostStatus, portBlocked } from '../../../../src/features/mail-tls/verdicts.js';
+import {
+  domainStatus,
+  hostStatus,
+  portBlocked,
+  summarize,
+} from '../../../../src/features/mail-tls/verdicts.js';
 
 function address(
   status: MailTlsAddress['status'],
@@ -81,5 +86,36 @@ describe('hostStatus and domainStatus', () => {
     expect(domainStatus([host('pass', []), host('unreachable', [])])).toBe('warn');
     expect(domainStatus([host('unreachable', []), host('refused', [])])).toBe('unreachable');
     expect(domainStatus([host('pass', []), host('pass', [])])).toBe('pass');
+  });
+});
+
+describe('summarize: the headline counts every host in its state (issue 31)', () => {
+  it('a fail among warnings, an unreachable and a refused host: each is counted, worst first', () => {
+    const hosts = [
+      host('pass', [address('pass')]),
+      host('fail', [address('fail')]),
+      host('warn', [address('warn')]),
+      host('warn', [address('warn')]),
+      host('unreachable', [address('unreachable', timeout)]),
+      host('refused', [address('refused')]),
+    ];
+    const summary = summarize('harbourpost.example', hosts, domainStatus(hosts));
+    expect(summary).toMatch(
+      /^harbourpost\.example's 6 MX hosts: 1 fails, 2 have warnings, 1 is unreachable, 1 was not contacted \(not a public address\), 1 passes\. /,
+    );
+  });
+
+  it('warnings alone, and no reachable host among refused ones', () => {
+    const warn = [host('pass', [address('pass')]), host('warn', [address('warn')])];
+    expect(summarize('d.example', warn, domainStatus(warn))).toMatch(
+      /^d\.example's 2 MX hosts: 1 has warnings, 1 passes\. /,
+    );
+    const none = [
+      host('unreachable', [address('unreachable', timeout)]),
+      host('refused', [address('refused')]),
+    ];
+    expect(summarize('d.example', none, domainStatus(none))).toBe(
+      "d.example's 2 MX hosts: 1 is unreachable, 1 was not contacted (not a public address). None could be reached on port 25 from this service.",
+    );
   });
 });

@@ -53,8 +53,13 @@ describe('buildTlsEvidence', () => {
       ocsp_stapled: false,
       authorized: true,
       authorization_error: null,
+      authorization_reason: null,
       hostname_matches: true,
     });
+    expect(tls.verdict.status).toBe('trusted');
+    expect(tls.verdict.summary).toMatch(
+      /^Trusted by browsers for leaf\.test until \d{4}-\d\d-\d\d \d\d:\d\d UTC \(\d+ days\)\.$/,
+    );
     expect(tls.leaf).toMatchObject({ subject: 'CN=leaf.test', san: ['leaf.test'], expired: false });
     expect(tls.leaf.days_remaining).toBeGreaterThanOrEqual(89);
     expect(tls.chain).toMatchObject({ source: 'handshake', sent_count: 2 });
@@ -105,6 +110,31 @@ describe('buildTlsEvidence', () => {
     );
     expect(codes(tls.findings)).toEqual(['critical:untrusted', 'high:protocol_below_tls_1_2']);
     expect(tls.connection.authorization_error).toBe('SELF_SIGNED_CERT_IN_CHAIN');
+    expect(tls.connection.authorization_reason).toBe(
+      'the chain ends at Unit Root, a root no trust store includes',
+    );
+    expect(tls.verdict).toEqual({
+      status: 'rejected',
+      summary:
+        'Browsers reject this certificate: the chain ends at Unit Root, a root no trust store includes.',
+    });
+  });
+
+  it('a name mismatch is said with the names the certificate has and the one asked for', () => {
+    const tls = buildTlsEvidence(
+      facts({
+        host: 'wrongname.test',
+        sni: 'wrongname.test',
+        authorized: false,
+        authorizationError: 'ERR_TLS_CERT_ALTNAME_INVALID',
+      }),
+    );
+    expect(tls.connection.authorization_reason).toBe('issued for leaf.test, not wrongname.test');
+    expect(tls.verdict.summary).toBe(
+      'Browsers reject this certificate: issued for leaf.test, not wrongname.test.',
+    );
+    // The name_mismatch finding explains it already: no second `untrusted` finding.
+    expect(codes(tls.findings)).toEqual(['critical:name_mismatch']);
   });
 
   it('an IP literal host is matched against IP SANs only', () => {

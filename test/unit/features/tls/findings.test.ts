@@ -124,7 +124,7 @@ describe('trustFindings', () => {
   const f = (code: Finding['code']): Finding => ({ code, severity: 'critical', message: '' });
 
   it('authorized: nothing', () => {
-    expect(trustFindings(true, null, [])).toEqual([]);
+    expect(trustFindings(true, null, '', [])).toEqual([]);
   });
 
   it.each([
@@ -135,23 +135,24 @@ describe('trustFindings', () => {
     ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'incomplete_chain'],
     ['UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'incomplete_chain'],
   ] as const)('%s is explained by %s: no untrusted finding', (error, code) => {
-    expect(trustFindings(false, error, [f(code)])).toEqual([]);
+    expect(trustFindings(false, error, 'why', [f(code)])).toEqual([]);
   });
 
   it.each([
-    ['DEPTH_ZERO_SELF_SIGNED_CERT', [], 'self-signed'],
-    ['SELF_SIGNED_CERT_IN_CHAIN', [], 'not trusted'],
-    ['CERT_HAS_EXPIRED', [], 'expired'], // e.g. an expired root from the trust store: nothing else says so
-    ['UNABLE_TO_GET_ISSUER_CERT_LOCALLY', ['expired'], 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY'],
-    ['ERR_TLS_CERT_ALTNAME_INVALID', [], 'ERR_TLS_CERT_ALTNAME_INVALID'],
-  ] as const)('%s with %j → untrusted mentioning %s', (error, found, text) => {
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', []],
+    ['SELF_SIGNED_CERT_IN_CHAIN', []],
+    ['CERT_HAS_EXPIRED', []], // e.g. an expired root from the trust store: nothing else says so
+    ['UNABLE_TO_GET_ISSUER_CERT_LOCALLY', ['expired']],
+    ['ERR_TLS_CERT_ALTNAME_INVALID', []],
+  ] as const)('%s with %j → untrusted, with the reason in words and the code', (error, found) => {
     const out = trustFindings(
       false,
       error,
+      'the reason in words',
       found.map((c) => f(c)),
     );
     expect(codes(out)).toEqual(['critical:untrusted']);
-    expect(out[0]!.message).toContain(text);
+    expect(out[0]!.message).toContain(`the reason in words (${error})`);
   });
 });
 

@@ -2,7 +2,9 @@
  * Globalping's quota as its create answers report it (headers as
  * jsdelivr/globalping rate-limiter-post.ts sets them), on a virtual clock.
  */
+
 import { describe, expect, it } from 'vitest';
+import { formatDateTime } from '../../../../src/client/words.js';
 import { GlobalpingQuota } from '../../../../src/providers/global-dns/quota.js';
 
 const START = Date.UTC(2025, 0, 1, 12);
@@ -53,7 +55,7 @@ describe('Globalping quota', () => {
     expect(q.refusal(10)).toEqual({
       resetAt: START + 1_800_000,
       retryAfterSeconds: 1800,
-      reason: `0 of 250 tests left this hour, a measurement needs 10; resets at ${new Date(START + 1_800_000).toISOString()}`,
+      reason: `0 of 250 tests left this hour, a measurement needs 10; resets at ${formatDateTime(new Date(START + 1_800_000))}`,
     });
     advance(1_799_500);
     expect(q.refusal(10)?.retryAfterSeconds).toBe(1);
