@@ -441,3 +441,56 @@ export function coordinatesText(place: { latitude: number | null; longitude: num
     ? `${place.latitude}, ${place.longitude} (approximate)`
     : null;
 }
+
+// ---- one-sentence verdicts the views open with (the SPF, mail servers and TLS ones are the API's own)
+
+export interface Verdict {
+  tone: Tone;
+  text: string;
+}
+
+type Rdap = Ok<'/api/rdap'>;
+
+/** Who holds the name or the network, and for how long: what a registration lookup is asked for. */
+export function rdapVerdict(data: Rdap, now = Date.now()): Verdict {
+  const r = data.registry;
+  if (r === null) return { tone: 'muted', text: `No registration data for ${data.target}.` };
+  const registrar = r.entities.registrar?.name;
+  const since = r.events.registration ? ` since ${formatDate(r.events.registration)}` : '';
+  if ('nameservers' in r) {
+    const days = daysUntil(r.events.expiration, now);
+    const through = registrar ? ` through ${registrar}` : '';
+    if (days === null) return { tone: 'ok', text: `${data.target} is registered${through}${since}.` };
+    return {
+      tone: expiryTone(days),
+      text: `${data.target} is registered${through}${since}; it ${expiryText(days)} (${formatDate(r.events.expiration)}).`,
+    };
+  }
+  const range = r.cidrs.length ? ` (${r.cidrs.join(', ')})` : '';
+  const holder = r.entities.registrant?.organization ?? r.entities.registrant?.name;
+  return {
+    tone: 'info',
+    text: `${data.target} is in ${r.name ?? 'a network'}${range}${holder ? `, held by ${holder}` : ''}${since}.`,
+  };
+}
+
+type Inspect = Ok<'/api/inspect'>;
+
+/** What a visitor gets: an answer over HTTPS a browser accepts, or the first thing in the way. */
+export function inspectVerdict(data: Inspect): Verdict {
+  const { http, tls } = data;
+  const final = http.final;
+  if (http.status === 'error' || !final)
+    return { tone: 'bad', text: `No HTTP answer: ${http.error ?? 'none'}.` };
+  const answers = `${final.url} answers ${final.status}`;
+  if (tls?.status === 'ok' && tls.verdict.status === 'rejected')
+    return { tone: 'bad', text: `${answers}, but ${tls.verdict.summary.replace(/^Browsers/, 'browsers')}` };
+  if (tls?.status === 'error') return { tone: 'bad', text: `${answers}, but HTTPS fails: ${tls.error}.` };
+  if (final.status >= 400) return { tone: 'warn', text: `${answers}: an error page.` };
+  if (http.redirects_to_https === false)
+    return { tone: 'warn', text: `${answers}, but plain HTTP is not redirected to HTTPS.` };
+  const grade = data.security_headers.grade ? `; security headers grade ${data.security_headers.grade}` : '';
+  const secure =
+    final.url.startsWith('https:') && tls?.status === 'ok' ? ' over HTTPS with a trusted certificate' : '';
+  return { tone: 'ok', text: `${answers}${secure}${grade}.` };
+}

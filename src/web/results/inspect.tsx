@@ -4,6 +4,7 @@ import {
   HEADER_VERDICT_TONE,
   headerGradeTone,
   httpStatusTone,
+  inspectVerdict,
   SECURITY_HEADER_NAMES,
 } from '../../client/words';
 import type { InspectResult } from '../api/types';
@@ -45,8 +46,10 @@ function ChainView({ label, chain }: { label: string; chain: Chain }) {
 
 export function InspectView({ data }: { data: InspectResult }) {
   const { http, security_headers: headers, network } = data;
+  const verdict = inspectVerdict(data);
   return (
     <>
+      <p class={`verdict tone-${verdict.tone}`}>{verdict.text}</p>
       <p class="muted">
         {data.target_type === 'ip' ? 'Address' : 'Host'} <span class="mono">{data.target}</span>
         {data.addresses.length > 0 && <> resolves to {data.addresses.join(', ')}</>}

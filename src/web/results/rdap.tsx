@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { expiryText, expiryTone } from '../../client/words';
+import { expiryText, expiryTone, rdapVerdict } from '../../client/words';
 import type { RdapResult } from '../api/types';
 import { daysUntil, formatDate, relativeDays } from '../format';
 import { Badge, Country, Facts, Mono, Note, Section } from '../ui/common';
@@ -136,8 +136,10 @@ function RegistryFacts({ r }: { r: Registry }) {
 
 export function RdapView({ data }: { data: RdapResult }) {
   const registrar = data.registrar;
+  const verdict = rdapVerdict(data);
   return (
     <>
+      <p class={`verdict tone-${verdict.tone}`}>{verdict.text}</p>
       <RegistryFacts r={data.registry} />
       {registrar && (
         <Section title="From the registrar">

@@ -12,9 +12,11 @@ import {
   formatDateTime,
   formatMs,
   formatSeconds,
+  inspectVerdict,
   keyExchangeText,
   keyText,
   plural,
+  rdapVerdict,
   relativeDays,
 } from '../../../src/client/words.js';
 
@@ -59,5 +61,82 @@ describe('netdiag/client/words', () => {
     expect(certificateDaysTone(396, 'rejected')).toBe('muted');
     expect(certificateDaysTone(-3, 'rejected')).toBe('bad');
     expect(certificateDaysTone(396, 'trusted')).toBe('ok');
+  });
+});
+
+describe('the one sentence a view opens with (issue 31)', () => {
+  const NOW = Date.parse('2026-11-28T12:00:00Z');
+  const domain = (expiration: string | undefined) =>
+    ({
+      target: 'quillsecure.example',
+      registry: {
+        object_class: 'domain',
+        nameservers: [],
+        events: { registration: '2019-05-01T00:00:00Z', ...(expiration ? { expiration } : {}) },
+        entities: { registrar: { name: 'Example Registrar, Inc.' } },
+      },
+    }) as unknown as Parameters<typeof rdapVerdict>[0];
+
+  it('RDAP: who holds the domain and until when, amber within a month of expiry, red after', () => {
+    expect(rdapVerdict(domain('2027-05-01T00:00:00Z'), NOW)).toEqual({
+      tone: 'ok',
+      text: 'quillsecure.example is registered through Example Registrar, Inc. since 2019-05-01; it expires in 5 months (2027-05-01).',
+    });
+    expect(rdapVerdict(domain('2026-12-10T00:00:00Z'), NOW).tone).toBe('warn');
+    expect(rdapVerdict(domain('2026-11-01T00:00:00Z'), NOW).tone).toBe('bad');
+    expect(rdapVerdict(domain(undefined), NOW).text).toBe(
+      'quillsecure.example is registered through Example Registrar, Inc. since 2019-05-01.',
+    );
+    expect(rdapVerdict({ target: 'gone.example', registry: null } as never).text).toBe(
+      'No registration data for gone.example.',
+    );
+  });
+
+  const site = (over: Record<string, unknown>) =>
+    ({
+      http: { status: 'ok', final: { url: 'https://www.example/', status: 200 }, redirects_to_https: true },
+      security_headers: { grade: 'B' },
+      tls: { status: 'ok', verdict: { status: 'trusted', summary: 'Trusted by browsers for www.example.' } },
+      ...over,
+    }) as unknown as Parameters<typeof inspectVerdict>[0];
+
+  it('inspect: an answer over HTTPS a browser accepts, or the first thing in the way', () => {
+    expect(inspectVerdict(site({}))).toEqual({
+      tone: 'ok',
+      text: 'https://www.example/ answers 200 over HTTPS with a trusted certificate; security headers grade B.',
+    });
+    const rejected = inspectVerdict(
+      site({
+        tls: {
+          status: 'ok',
+          verdict: { status: 'rejected', summary: 'Browsers reject this certificate: it is self-signed.' },
+        },
+      }),
+    );
+    expect(rejected).toEqual({
+      tone: 'bad',
+      text: 'https://www.example/ answers 200, but browsers reject this certificate: it is self-signed.',
+    });
+    expect(
+      inspectVerdict(
+        site({
+          http: {
+            status: 'ok',
+            final: { url: 'http://www.example/', status: 200 },
+            redirects_to_https: false,
+          },
+          tls: undefined,
+        }),
+      ),
+    ).toEqual({
+      tone: 'warn',
+      text: 'http://www.example/ answers 200, but plain HTTP is not redirected to HTTPS.',
+    });
+    expect(
+      inspectVerdict(site({ http: { status: 'error', final: null, error: 'connection refused' } })),
+    ).toEqual({
+      tone: 'bad',
+      text: 'No HTTP answer: connection refused.',
+    });
   });
 });
