@@ -101,7 +101,7 @@ export const PROVIDER_ATTEMPT: Record<AttemptStatus, { tone: Tone; label: string
   failed: { tone: 'bad', label: 'failed', mark: '✕' },
 };
 
-// ---- e-mail security (/api/email-security)
+// ---- email security (/api/email-security)
 
 type Email = Ok<'/api/email-security'>;
 type EmailCheck = Email['checks'][number];
@@ -127,6 +127,23 @@ export const EMAIL_CHECK_STATUS: Record<EmailCheck['status'], { tone: Tone; labe
   not_applicable: { tone: 'muted', label: 'Not applicable', icon: '–' },
 };
 
+/**
+ * A grade cap in words. It limits the grade only when the points would have scored above it; a
+ * cap that did not bite (a D 45 under a C cap) is still worth knowing, but is not why the grade
+ * is what it is, so it is not said as "Capped".
+ */
+export function capText(
+  cap: Email['scoring']['caps'][number],
+  uncappedScore: number,
+): { tone: Tone; text: string } {
+  return uncappedScore > cap.max_score
+    ? { tone: 'warn', text: `Capped at ${cap.max_grade}: ${cap.reason}` }
+    : {
+        tone: 'muted',
+        text: `Would be capped at ${cap.max_grade} (the points are below it already): ${cap.reason}`,
+      };
+}
+
 export const EMAIL_GRADE_TONE: Record<Email['grade'], Tone> = {
   A: 'ok',
   B: 'ok',
@@ -141,7 +158,7 @@ export const RECOMMENDATION_PRIORITY_TONE: Record<Email['recommendations'][numbe
   low: 'info',
 };
 
-/** A finding's severity, in the e-mail grade's checks and the mail servers' hosts alike. */
+/** A finding's severity, in the email grade's checks and the mail servers' hosts alike. */
 export const MAIL_FINDING_TONE: Record<MailFinding['severity'], Tone> = {
   error: 'bad',
   warning: 'warn',

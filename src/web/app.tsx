@@ -42,7 +42,7 @@ const TITLE = 'netdiag — network diagnostics';
 function Intro({ onExample }: { onExample: (state: PageState) => void }) {
   const examples: [Partial<PageState> & { q: string; tool: ToolId }, string][] = [
     [{ q: 'example.com', tool: 'dns' }, 'DNS records'],
-    [{ q: 'example.com', tool: 'email' }, 'E-mail security grade'],
+    [{ q: 'example.com', tool: 'email' }, 'Email security grade'],
     [{ q: '192.0.2.1', tool: 'spf', sender: 'alice@example.com' }, 'Would this address pass SPF as a sender'],
     [{ q: 'https://example.com/page', tool: 'tls' }, 'TLS certificate of a URL’s host'],
     [{ q: '1.1.1.1', tool: 'ip' }, 'Where an address is, and whether it is a relay'],

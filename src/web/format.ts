@@ -16,12 +16,6 @@ export function clockTime(at: number): string {
   return new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
-/** Regional-indicator flag emoji for an ISO 3166-1 alpha-2 code (decorative: the code is shown too). */
-export function flag(code: string | null | undefined): string {
-  if (!code || !/^[A-Za-z]{2}$/.test(code)) return '';
-  return String.fromCodePoint(...[...code.toUpperCase()].map((c) => 0x1f1e6 + c.charCodeAt(0) - 65));
-}
-
 let regionNames: Intl.DisplayNames | null | undefined;
 
 /** English country name from the browser's own data (nothing shipped), or the code itself. */

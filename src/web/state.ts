@@ -1,6 +1,6 @@
 /**
  * The page's state in its URL, so a result can be shared and back/forward
- * replay it: /?q=example.com&tool=dns&type=MX (&selector=s1 for e-mail;
+ * replay it: /?q=example.com&tool=dns&type=MX (&selector=s1 for email;
  * &sender=, &helo= and &domain= for the SPF check of the address in q).
  */
 import type { DnsType, GlobalDnsType } from './api/types';
@@ -34,7 +34,7 @@ export interface PageState {
   tool: ToolId | null;
   /** Record type for the DNS and global DNS tools. */
   type: DnsType;
-  /** DKIM selectors for the e-mail tool. */
+  /** DKIM selectors for the email tool. */
   selector: string;
   /** The SPF check's MAIL FROM, HELO name and policy domain; `q` holds the client address. */
   sender: string;

@@ -1,6 +1,6 @@
 /**
  * What the one input box holds: a domain or hostname, a URL (→ its host), an
- * e-mail address (→ its domain) or an IP address (→ the IP tools). The
+ * email address (→ its domain) or an IP address (→ the IP tools). The
  * server validates for real; this only decides which tools make sense and
  * what to send, and says what it took from the input.
  */

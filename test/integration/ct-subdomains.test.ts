@@ -163,7 +163,7 @@ describe('GET /api/subdomains', () => {
         {
           reason: 'unchecked_names',
           detail:
-            '20 of 70 names were not resolved (only the 50 most recently valid are): they are `unchecked`.',
+            '20 of 70 names were not resolved (only the 50 most recently valid are): they are marked unchecked.',
         },
       ],
       dns_wildcard: { detected: false, addresses: [], cnames: [] },

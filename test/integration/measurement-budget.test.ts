@@ -33,7 +33,7 @@ async function app() {
 }
 
 describe('the expensive budget', () => {
-  it('is not spent by cached answers: ten asks for one e-mail answer pass, the seventh distinct measurement is refused', async () => {
+  it('is not spent by cached answers: ten asks for one email answer pass, the seventh distinct measurement is refused', async () => {
     const a = await app();
     try {
       const ask = (domain: string) =>

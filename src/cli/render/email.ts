@@ -1,4 +1,5 @@
 import {
+  capText,
   EMAIL_CHECK_NAMES,
   EMAIL_CHECK_STATUS,
   EMAIL_GRADE_TONE,
@@ -10,7 +11,7 @@ import type { Style } from '../style.js';
 import { section, table } from '../table.js';
 import { badge, type Renderer } from './common.js';
 
-/** Findings with the RFC each comes from (the e-mail grade's checks, the mail servers' hosts). */
+/** Findings with the RFC each comes from (the email grade's checks, the mail servers' hosts). */
 export function mailFindings(
   style: Style,
   findings: readonly { severity: keyof typeof MAIL_FINDING_TONE; message: string; rfc: string }[],
@@ -37,7 +38,10 @@ export const email: Renderer = (body, style) => {
       ),
     );
   }
-  for (const c of scoring.caps) lines.push(style.tone('warn', `Capped at ${c.max_grade}: ${c.reason}`));
+  for (const c of scoring.caps) {
+    const cap = capText(c, scoring.uncapped_score);
+    lines.push(style.tone(cap.tone, cap.text));
+  }
   if (scoring.non_sending) {
     lines.push(
       style.dim('This domain sends no mail and says so: full points for DKIM, MTA-STS and TLS-RPT.'),

@@ -176,7 +176,7 @@ async function discoverHosts(
       reason: 'unchecked_names',
       detail:
         `${names.length - checked.length} of ${names.length} names were not resolved (only the ` +
-        `${MAX_RESOLVED_NAMES} most recently valid are): they are \`unchecked\`.`,
+        `${MAX_RESOLVED_NAMES} most recently valid are): they are marked unchecked.`,
     });
   }
   if (names.length > MAX_HOSTS) {

@@ -36,7 +36,7 @@ export async function lookupDns(
 }
 
 /**
- * MX rows by preference, lower first, then by name (RFC 5321 §5.1; the order the e-mail and
+ * MX rows by preference, lower first, then by name (RFC 5321 §5.1; the order the email and
  * mail-server checks use, features/email/mx.ts sortMx). A resolver's order is arbitrary, and every
  * reader (site, CLI, MCP summaries) would otherwise sort again; the other rows, a CNAME chain
  * before the MX set, keep their places.

@@ -230,7 +230,7 @@ export async function evaluateDkim(
       weakest: null,
       record: null,
       status: 'fail',
-      summary: `No DKIM key found at the ${selectors.length} selectors tested; if you sign with another selector, pass it as ?selector=.`,
+      summary: `No DKIM key found at the ${selectors.length} selectors tested; if you sign with another selector, name it as a selector to test (the site's DKIM selector box, the API's selector parameter, the CLI's --selector).`,
     };
   }
   if (failed.length > 0) {

@@ -369,15 +369,15 @@ export async function evaluateDmarc(domain: string, dns: MailDns): Promise<Dmarc
       ),
     );
   }
-  if (parsed.testing) {
-    findings.push(
-      finding(
+  // The summary says t=y itself; its finding is not repeated there as the reason for the warning.
+  const testingFinding = parsed.testing
+    ? finding(
         'warning',
         `t=y (testing): receivers apply ${effective} instead of ${requested}.`,
         `${RFC}, Policy Record Format`,
-      ),
-    );
-  }
+      )
+    : undefined;
+  if (testingFinding) findings.push(testingFinding);
   if (requested === 'none') {
     findings.push(
       finding('warning', 'The policy is none: failing mail is only reported, never refused.', RFC),
@@ -391,7 +391,13 @@ export async function evaluateDmarc(domain: string, dns: MailDns): Promise<Dmarc
   }
   const destinations = await checkDestinations(found.domain, parsed, dns, findings);
 
-  const status: CheckStatus = findings.some((f) => f.severity !== 'info') ? 'warn' : 'pass';
+  const warnings = findings.filter((f) => f.severity !== 'info');
+  const status: CheckStatus = warnings.length > 0 ? 'warn' : 'pass';
+  // A warning at full points (pct=100, a removed tag) says why in the summary, not only below it.
+  const unsaid = warnings.filter((f) => f !== testingFinding);
+  const why = unsaid[0]
+    ? ` Warning: ${unsaid[0].message}${unsaid.length > 1 ? ` (and ${unsaid.length - 1} more below)` : ''}`
+    : '';
   return {
     state: 'found',
     record: found.record,
@@ -409,7 +415,7 @@ export async function evaluateDmarc(domain: string, dns: MailDns): Promise<Dmarc
     status: effective === 'none' && status === 'pass' ? 'warn' : status,
     summary:
       `DMARC ${policyTag}=${requested}${parsed.testing ? ` with t=y (applied as ${effective})` : ''}` +
-      `${inherited ? `, inherited from ${found.domain}` : ''}${hasRua ? ', with aggregate reports' : ', without aggregate reports'}.`,
+      `${inherited ? `, inherited from ${found.domain}` : ''}${hasRua ? ', with aggregate reports' : ', without aggregate reports'}.${why}`,
     findings,
   };
 }

@@ -159,7 +159,7 @@ function adviseDkim(dkim: DkimEvaluation, add: Add): void {
   if (dkim.state === 'none') {
     add(
       'dkim',
-      'Sign outgoing mail with DKIM (2048-bit RSA or Ed25519) and publish the key; if you already sign, pass your selector as ?selector= so it can be checked.',
+      "Sign outgoing mail with DKIM (2048-bit RSA or Ed25519) and publish the key; if you already sign, name your selector (the site's DKIM selector box, the API's selector parameter, the CLI's --selector) so it can be checked.",
     );
     return;
   }

@@ -22,7 +22,7 @@ import { type ToolDefinition, toolDefinitions } from '../tools/catalog.js';
 import { missingDefaults } from '../tools/defaults.js';
 
 const INSTRUCTIONS =
-  'netdiag answers network-diagnostics questions about public names and addresses: DNS records, e-mail ' +
+  'netdiag answers network-diagnostics questions about public names and addresses: DNS records, email ' +
   'authentication (SPF, DMARC, DKIM, MTA-STS, BIMI) and the mail servers themselves, registration data (RDAP), ' +
   'TLS certificates, HTTP security, certificate-transparency history, subdomains, one DNS question from ten ' +
   'countries, and IP facts. Every provider-backed answer names its source (`source`, `providers_tried`). Tools ' +

@@ -47,11 +47,11 @@ const LIST = [
   {
     name: 'email_security',
     command: 'email',
-    title: 'E-mail security',
+    title: 'Email security',
     method: 'GET',
     path: '/api/email-security',
     description:
-      "Scores a domain's e-mail authentication and transport security 0–100 with a grade: MX, SPF, DMARC, " +
+      "Scores a domain's email authentication and transport security 0–100 with a grade: MX, SPF, DMARC, " +
       'DKIM, MTA-STS, TLS-RPT and BIMI, each with its points, the rules behind them and what to fix first. Use ' +
       'it to audit how a domain sends and receives mail; give `selector` when you know its DKIM selector.',
   },

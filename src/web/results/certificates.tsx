@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { CertificatesResult } from '../api/types';
 import { formatDate, plural } from '../format';
-import { Badge, Note } from '../ui/common';
+import { Badge, DnsName, Note } from '../ui/common';
 
 type Issuance = CertificatesResult['issuances'][number];
 
@@ -124,7 +124,7 @@ export function CertificatesView({ data }: { data: CertificatesResult }) {
                     {formatDate(i.not_after)}
                   </td>
                   <td data-label="Names" class="mono break" title={i.dns_names.join('\n')}>
-                    {names(i)}
+                    <DnsName name={names(i)} />
                   </td>
                   <td data-label="Issuer">{i.issuer.organization ?? i.issuer.name}</td>
                   <td data-label="State">

@@ -1,4 +1,5 @@
 import {
+  capText,
   EMAIL_CHECK_NAMES,
   EMAIL_CHECK_STATUS,
   EMAIL_GRADE_TONE,
@@ -34,7 +35,7 @@ function Gauge({ score, grade }: { score: number; grade: EmailResult['grade'] })
   );
 }
 
-/** Findings with the RFC each comes from (the e-mail grade's checks, the mail servers' hosts). */
+/** Findings with the RFC each comes from (the email grade's checks, the mail servers' hosts). */
 export function MailFindings({ findings }: { findings: readonly MailFinding[] }) {
   if (findings.length === 0) return null;
   return (
@@ -105,11 +106,14 @@ export function EmailView({ data }: { data: EmailResult }) {
               {scoring.uncapped_score !== data.score && `; ${scoring.uncapped_score} before caps`}
             </p>
           )}
-          {scoring.caps.map((c) => (
-            <p key={c.check} class="warn-text">
-              Capped at {c.max_grade}: {c.reason}
-            </p>
-          ))}
+          {scoring.caps.map((c) => {
+            const cap = capText(c, scoring.uncapped_score);
+            return (
+              <p key={c.check} class={cap.tone === 'warn' ? 'warn-text' : 'muted'}>
+                {cap.text}
+              </p>
+            );
+          })}
           {scoring.non_sending && (
             <p class="muted">
               This domain sends no mail and says so: full points for DKIM, MTA-STS and TLS-RPT.

@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { GLOBAL_DNS_STATUS } from '../../client/words';
 import type { GlobalDnsResult } from '../api/types';
 import { formatDateTime, formatMs, plural } from '../format';
@@ -36,8 +37,11 @@ export function GlobalDnsView({ data }: { data: GlobalDnsResult }) {
               </div>
               <div class="countries">
                 {plural(set.countries.length, 'country', 'countries')}:{' '}
-                {set.countries.map((c) => (
-                  <Country key={c} code={c} />
+                {set.countries.map((c, i) => (
+                  <Fragment key={c}>
+                    {i > 0 && ', '}
+                    <Country code={c} name />
+                  </Fragment>
                 ))}
               </div>
             </li>

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { SUBDOMAIN_STATUS } from '../../client/words';
 import type { SubdomainsResult } from '../api/types';
 import { formatDate, plural } from '../format';
-import { Badge, Note } from '../ui/common';
+import { Badge, DnsName, Note } from '../ui/common';
 
 type Host = SubdomainsResult['hosts'][number];
 type Filter = 'all' | Host['status'];
@@ -78,7 +78,7 @@ export function SubdomainsView({ data }: { data: SubdomainsResult }) {
               {rows.map((h) => (
                 <tr key={h.name}>
                   <td data-label="Name" class="mono break">
-                    {h.name}
+                    <DnsName name={h.name} />
                     {h.wildcard && (
                       <span class="muted" title="covered by a *. certificate">
                         {' '}
@@ -92,7 +92,11 @@ export function SubdomainsView({ data }: { data: SubdomainsResult }) {
                     </Badge>
                   </td>
                   <td data-label="Answers now" class="mono break">
-                    {h.cname && <>→ {h.cname} </>}
+                    {h.cname && (
+                      <>
+                        → <DnsName name={h.cname} />{' '}
+                      </>
+                    )}
                     {h.addresses.join(', ') || (h.cname ? '' : '—')}
                   </td>
                   <td data-label="Last certificate" class="nowrap">

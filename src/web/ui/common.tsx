@@ -1,9 +1,9 @@
 /** Small building blocks every result uses. */
-import type { ComponentChildren } from 'preact';
+import { type ComponentChildren, Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { PROVIDER_ATTEMPT, type Tone } from '../../client/words';
 import type { ProviderAttempt } from '../api/types';
-import { countryName, flag, formatMs } from '../format';
+import { countryName, formatMs } from '../format';
 
 /** The CLI's colours too: one union (src/client/words.ts). */
 export type { Tone };
@@ -44,12 +44,38 @@ export function Note({ children }: { children: ComponentChildren }) {
 }
 
 /** A flag (decorative) and the country's code, or its English name with `name`. */
+/**
+ * A country by its name (the browser's own English names), or its code where a list is dense, the
+ * name then a tooltip. No flag emoji: Linux shows them as empty boxes and Windows as letter pairs.
+ */
 export function Country({ code, name }: { code: string | null | undefined; name?: boolean }) {
   if (!code) return <>—</>;
   return (
     <span class="country" title={countryName(code)}>
-      <span aria-hidden="true">{flag(code)}</span> {name ? countryName(code) : code.toUpperCase()}
+      {name ? countryName(code) : code.toUpperCase()}
     </span>
+  );
+}
+
+/**
+ * A DNS name that may wrap only after a dot, at a label boundary: a table gives its column the
+ * room it needs instead of breaking "mail.exam|ple.com" (or "xn--bcher-|kva", at its hyphen)
+ * mid-label while the next column has room. On a phone's stacked rows a label may still break.
+ */
+export function DnsName({ name }: { name: string }) {
+  const labels = name.split('.');
+  return (
+    <>
+      {labels.map((label, i) => (
+        <Fragment key={i}>
+          <span class="dns-label">
+            {label}
+            {i < labels.length - 1 && '.'}
+          </span>
+          {i < labels.length - 1 && <wbr />}
+        </Fragment>
+      ))}
+    </>
   );
 }
 

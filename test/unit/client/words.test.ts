@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  capText,
   certificateDaysTone,
   commonName,
   daysUntil,
@@ -137,6 +138,17 @@ describe('the one sentence a view opens with (issue 31)', () => {
     ).toEqual({
       tone: 'bad',
       text: 'No HTTP answer: connection refused.',
+    });
+  });
+});
+
+describe('capText', () => {
+  const cap = { check: 'dmarc', max_grade: 'C', max_score: 74, reason: 'DMARC is p=none.' } as const;
+  it('says "Capped" only when the cap bit: a D 45 under a C cap was not capped (issue 31)', () => {
+    expect(capText(cap, 88)).toEqual({ tone: 'warn', text: 'Capped at C: DMARC is p=none.' });
+    expect(capText(cap, 45)).toEqual({
+      tone: 'muted',
+      text: 'Would be capped at C (the points are below it already): DMARC is p=none.',
     });
   });
 });

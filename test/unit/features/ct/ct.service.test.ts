@@ -267,7 +267,7 @@ describe('lookupSubdomains', () => {
       {
         reason: 'unchecked_names',
         detail:
-          '20 of 70 names were not resolved (only the 50 most recently valid are): they are `unchecked`.',
+          '20 of 70 names were not resolved (only the 50 most recently valid are): they are marked unchecked.',
       },
     ]);
     expect(peak).toBeLessThanOrEqual(RESOLVE_CONCURRENCY);

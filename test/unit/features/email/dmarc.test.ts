@@ -191,6 +191,16 @@ describe('DMARC evaluation', () => {
     expect(result.summary).toBe('DMARC p=reject with t=y (applied as quarantine), with aggregate reports.');
   });
 
+  it('pct=100 at full points: the warning says why in the summary, not only in the findings (issue 31)', async () => {
+    const result = await dmarcOf(Z, [
+      ['_dmarc.org.test', 'TXT', 'v=DMARC1; p=reject; pct=100; rua=mailto:d@org.test'],
+    ]);
+    expect(result.status).toBe('warn');
+    expect(result.summary).toBe(
+      'DMARC p=reject, with aggregate reports. Warning: The "pct" tag was removed by RFC 9989; current receivers ignore it.',
+    );
+  });
+
   it('np weaker than p is a warning', async () => {
     const result = await dmarcOf(Z, [
       ['_dmarc.org.test', 'TXT', 'v=DMARC1; p=reject; np=none; rua=mailto:d@org.test'],
