@@ -1,11 +1,5 @@
-import {
-  DANE_RECORD_TONE,
-  DANE_TONE,
-  MAIL_TLS_STATUS,
-  MX_STATE,
-  mailHostOverview,
-  type OverviewCell,
-} from '../../client/words.js';
+import { mailHostOverview, type OverviewCell } from '../../client/verdicts.js';
+import { DANE_RECORD_TONE, DANE_TONE, MAIL_TLS_STATUS, MX_STATE } from '../../client/words.js';
 import type {
   MailTlsAddress,
   MailTlsDane,

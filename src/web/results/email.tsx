@@ -1,5 +1,5 @@
+import { capText } from '../../client/verdicts';
 import {
-  capText,
   EMAIL_CHECK_NAMES,
   EMAIL_CHECK_STATUS,
   EMAIL_GRADE_TONE,

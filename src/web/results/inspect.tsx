@@ -1,10 +1,10 @@
 /** HTTP redirect chains, graded security headers, the embedded TLS evidence and the network behind the host. */
 
+import { inspectVerdict } from '../../client/verdicts';
 import {
   HEADER_VERDICT_TONE,
   headerGradeTone,
   httpStatusTone,
-  inspectVerdict,
   SECURITY_HEADER_NAMES,
 } from '../../client/words';
 import type { InspectResult } from '../api/types';

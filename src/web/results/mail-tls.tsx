@@ -5,15 +5,8 @@
  * MTA-STS verdict for the host.
  */
 
-import {
-  DANE_RECORD_TONE,
-  DANE_TONE,
-  MAIL_TLS_STATUS,
-  MX_STATE,
-  mailHostOverview,
-  type OverviewCell,
-  yesNo,
-} from '../../client/words';
+import { mailHostOverview, type OverviewCell } from '../../client/verdicts';
+import { DANE_RECORD_TONE, DANE_TONE, MAIL_TLS_STATUS, MX_STATE, yesNo } from '../../client/words';
 import type { MailTlsAddress, MailTlsDane, MailTlsHost, MailTlsResult, MailTlsStatus } from '../api/types';
 import { formatDateTime, formatMs, plural } from '../format';
 import { Badge, Facts, Mono, Note, Section } from '../ui/common';

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { expiryText, expiryTone, rdapVerdict } from '../../client/words';
+import { rdapVerdict } from '../../client/verdicts';
+import { expiryText, expiryTone } from '../../client/words';
 import type { RdapResult } from '../api/types';
 import { daysUntil, formatDate, relativeDays } from '../format';
 import { Badge, Country, Facts, Mono, Note, Section } from '../ui/common';

@@ -3,8 +3,8 @@
  * easy to get wrong (time zones, plural forms, the unit each duration is rounded to).
  */
 import { describe, expect, it } from 'vitest';
+import { capText, inspectVerdict, rdapVerdict } from '../../../src/client/verdicts.js';
 import {
-  capText,
   certificateDaysTone,
   commonName,
   daysUntil,
@@ -13,11 +13,9 @@ import {
   formatDateTime,
   formatMs,
   formatSeconds,
-  inspectVerdict,
   keyExchangeText,
   keyText,
   plural,
-  rdapVerdict,
   relativeDays,
 } from '../../../src/client/words.js';
 
