@@ -353,6 +353,20 @@ describe.skipIf(!found || !hasShared)('the site in Chromium', () => {
       expect(await fact(mx1, 'Banner').textContent()).toMatch(/^220 /);
       expect(await fact(mx1, 'Timings').textContent()).toMatch(/^connect .+ · ehlo after tls /);
       expect(await mx1.locator('.mx-tls .cert-head .big').textContent()).toBe(`mx1.${fx.mailDomain}`);
+      // Each certificate is folded under its one line: the overview is the page, the cards its detail.
+      const certificate = mx1.locator('details.mx-tls').first();
+      expect(await certificate.locator('summary').textContent()).toMatch(
+        new RegExp(
+          `^Certificate mx1\\.${fx.mailDomain.replace('.', '\\.')} trusted TLSv1\\.3 · \\d+ days left$`,
+        ),
+      );
+      expect(await certificate.locator('.cert-head').isVisible()).toBe(false);
+      const folded = await page.evaluate<number>('document.documentElement.scrollHeight');
+      await certificate.locator('summary').click();
+      expect(await certificate.locator('.cert-head').isVisible()).toBe(true);
+      console.info(
+        `e2e: mail servers page ${folded} px tall folded, ${await page.evaluate<number>('document.documentElement.scrollHeight')} px with one certificate open`,
+      );
       expect(await page.locator('.attribution').textContent()).toContain('Source: ');
 
       const badgeColour = (i: number) =>

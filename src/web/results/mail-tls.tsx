@@ -6,7 +6,14 @@
  */
 
 import { mailHostOverview, type OverviewCell } from '../../client/verdicts';
-import { DANE_RECORD_TONE, DANE_TONE, MAIL_TLS_STATUS, MX_STATE, yesNo } from '../../client/words';
+import {
+  commonName,
+  DANE_RECORD_TONE,
+  DANE_TONE,
+  MAIL_TLS_STATUS,
+  MX_STATE,
+  yesNo,
+} from '../../client/words';
 import type { MailTlsAddress, MailTlsDane, MailTlsHost, MailTlsResult, MailTlsStatus } from '../api/types';
 import { formatDateTime, formatMs, plural } from '../format';
 import { Badge, Facts, Mono, Note, Section } from '../ui/common';
@@ -95,9 +102,22 @@ function Address({ address: a, showDane }: { address: MailTlsAddress; showDane: 
         ]}
       />
       {a.tls && (
-        <div class="mx-tls">
+        // The certificate card is the longest part of a host: folded under its one-line summary,
+        // so the page reads as the overview and the verdicts, the evidence a click away.
+        <details class="mx-tls">
+          <summary>
+            Certificate <Mono>{commonName(a.tls.leaf.subject)}</Mono>{' '}
+            <Badge tone={a.tls.connection.authorized ? 'ok' : 'warn'}>
+              {a.tls.connection.authorized
+                ? 'trusted'
+                : (a.tls.connection.authorization_reason ?? 'not trusted')}
+            </Badge>{' '}
+            <span class="muted">
+              {a.tls.connection.protocol} · {a.tls.leaf.days_remaining} days left
+            </span>
+          </summary>
           <TlsEvidenceView tls={a.tls} verdict={false} />
-        </div>
+        </details>
       )}
     </section>
   );
