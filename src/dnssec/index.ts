@@ -38,7 +38,9 @@
  * { status: 'insecure', code, detail, kind?, records } | { status: 'failed', code,
  * detail, records }. For qtype DS, the proven kind is insecure_delegation (a zone cut
  * without DS, or an opt-out span: the child is unsigned) or no_ds (not a zone cut).
- * The records a proof is handed must already be validated.
+ * The records a proof is handed must already be validated. An NSEC3 proof uses the
+ * records of the deepest zone above the name that share the first one's salt and
+ * iterations, so its work is one hash per ancestor of the name.
  *
  * Reason codes (the catalogue; each answer adds a sentence saying what was found)
  *   verifyRrsig

@@ -13,7 +13,8 @@
  *
  * The records must already be validated; unusable ones are skipped as RFC 5155
  * §8.1–8.2 asks (unknown hash algorithm, flags other than 0 and 1, an owner
- * that is not a hash).
+ * that is not a hash), and a proof uses one zone's records with one parameter
+ * set (chainFor).
  */
 import { createHash } from 'node:crypto';
 import { base32hexDecode, base32hexEncode } from './base32hex.js';
@@ -38,7 +39,7 @@ import { nameWire } from './wire.js';
 
 export const NSEC3_HASH_SHA1 = 1;
 export const NSEC3_FLAG_OPT_OUT = 0x01;
-/** RFC 9276 §3.2: above this many additional iterations an answer is treated as insecure, as unbound and BIND do. */
+/** RFC 9276 §3.2: above this many additional iterations an answer is treated as insecure, as unbound does. */
 export const NSEC3_MAX_ITERATIONS = 150;
 
 /** IH(salt, x, k) of RFC 5155 §5: SHA-1 of the lower-cased wire name and salt, rehashed `iterations` times. */
@@ -173,18 +174,23 @@ class Chain {
 
 /**
  * The chain that can speak for `qname`: the usable records of the deepest zone
- * at or above it (as unbound's filter does), or undefined.
+ * at or above it (as unbound's filter does), with the parameters of the first of
+ * them (a zone's chain has one salt and iteration count, RFC 5155 §7.1). One
+ * parameter set bounds a proof's work to a hash per ancestor of the name,
+ * however many records with other salts a zone sends (the CPU exhaustion of
+ * CVE-2023-50868).
  */
 function chainFor(qname: string, records: readonly Nsec3Record[]): Chain | undefined {
   const all = records.map(usable).filter((u): u is Usable => u !== undefined);
   const zones = [...new Set(all.map((u) => u.zone))].filter((zone) => isAtOrBelow(qname, zone));
   const zone = zones.sort((a, b) => labelsOf(b).length - labelsOf(a).length)[0];
-  return zone === undefined
-    ? undefined
-    : new Chain(
-        zone,
-        all.filter((u) => u.zone === zone),
-      );
+  const inZone = all.filter((u) => u.zone === zone);
+  const first = inZone[0]?.record.data;
+  if (zone === undefined || !first) return undefined;
+  const sameParams = inZone.filter(
+    (u) => u.record.data.iterations === first.iterations && u.record.data.salt.equals(first.salt),
+  );
+  return new Chain(zone, sameParams);
 }
 
 type Result = DenialResult<Nsec3Record>;

@@ -293,6 +293,21 @@ describe('NSEC3 denials that do not prove', () => {
     });
   });
 
+  it('uses one parameter set, the first record’s: records with another salt are not consulted', () => {
+    // Under salt ff this record matches www.test and lists AAAA; the zone's chain (no salt) says there is none.
+    const salted = nsec3(`${nsec3Hash('www.test', 'ff', 0)}.test`, Buffer.alloc(20, 0xff), ['AAAA'], {
+      salt: Buffer.from('ff', 'hex'),
+    });
+    expect(proveNsec3Nodata('www.test', 'AAAA', [...zone, salted])).toMatchObject({
+      status: 'proven',
+      kind: 'nodata',
+    });
+    expect(proveNsec3Nodata('www.test', 'AAAA', [salted, ...zone])).toMatchObject({
+      status: 'failed',
+      code: 'type_exists',
+    });
+  });
+
   it('records of another zone are not used, and none at all prove nothing', () => {
     expect(proveNsec3Nxdomain('nope.other', zone)).toMatchObject({
       status: 'failed',

@@ -280,6 +280,24 @@ describe('RFC DS examples', () => {
     );
   });
 
+  it('the root zone: KSK-2017 (key tag 20326) and the DS IANA publishes for it (root-anchors.xml)', () => {
+    const ksk: DnskeyData = {
+      flags: 257,
+      algorithm: 8,
+      key: b64(`AwEAAaz/tAm8yTn4Mfeh5eyI96WSVexTBAvkMgJzkKTOiW1vkIbzxeF3+/4RgWOq7HrxRixHlFlExOLAJr5emLvN7SWXgnLh4+B5xQlNVz8Og8kv
+                ArMtNROxVQuCaSnIDdD5LKyWbRd2n9WGe2R8PzgCmr3EgVLrjyBxWezF0jLHwVN8efS3rCj/EWgvIWgb9tarpVUDK/b58Da+sqqls3eNbuv7pr+e
+                oZG+SrDK6nWeL3c6H5Apxz7LjVc1uTIdsIXxuOLYA4/ilBmSVIzuDWfdRUfhHdY6+cn8HFRm+2hM8AnXGXws9555KrUB5qihylGa8subX2Nn6UwN
+                R1AkUTV74bU=`),
+    };
+    const digest = hex('E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D');
+    expect(keyTag(ksk)).toBe(20326);
+    expect(dnskeyInfo(ksk)).toMatchObject({ sep: true, bits: 2048 });
+    for (const root of ['.', '']) expect(dsDigest(root, ksk, 2)).toEqual(digest);
+    expect(dsMatchesKey({ keyTag: 20326, algorithm: 8, digestType: 2, digest }, '.', ksk)).toEqual({
+      ok: true,
+    });
+  });
+
   it('RFC 8080 §6.1: SHA-256 DS of the Ed25519 keys', () => {
     expect(dsDigest('example.com', EXAMPLES[4]!.key, 2)).toEqual(
       hex('3aa5ab37efce57f737fc1627013fee07bdf241bd10f3b1964ab55c78e79a304b'),
