@@ -82,7 +82,8 @@ export class UdpDnsProvider implements DnsTransportProvider {
         }
         if (answersQuestion(res, id, q)) return res.answer;
         // Servers may leave the question out of a refusal or failure; with our id it is still their answer.
-        if (res.id === id && res.question === undefined && !isAnswerRcode(res.answer.rcode)) return res.answer;
+        if (res.id === id && res.question === undefined && !isAnswerRcode(res.answer.rcode))
+          return res.answer;
         return undefined;
       },
     });
