@@ -90,6 +90,9 @@ interface PacketMessage {
   additionals: (PacketRecord & { extendedRcode?: number; options?: { code: number; data?: Buffer }[] })[];
 }
 
+/** A record of a decoded message as dns-packet gives it (the OPT pseudo-record is kept apart). */
+export type MessageRecord = Exclude<packet.Answer, packet.OptAnswer>;
+
 /**
  * A response as dns-packet decodes it, checked as every response is (QR=1,
  * opcode QUERY, at most one OPT), with the full rcode (RFC 6891 §6.1.3).
@@ -100,10 +103,10 @@ export interface DecodedMessage {
   flags: { aa: boolean; tc: boolean; rd: boolean; ra: boolean; ad: boolean; cd: boolean };
   /** The first question, as the server echoed it (name canonical, type by dns-packet's name). */
   question: { name: string; type: string; class: string } | undefined;
-  answers: packet.Answer[];
-  authorities: packet.Answer[];
+  answers: MessageRecord[];
+  authorities: MessageRecord[];
   /** The additional section without the OPT pseudo-record. */
-  additionals: packet.Answer[];
+  additionals: MessageRecord[];
   /** The OPT pseudo-record's options (EDNS), empty without one. */
   ednsOptions: { code: number; data?: Buffer }[];
 }
@@ -155,9 +158,9 @@ export function decodeMessage(bytes: Buffer): DecodedMessage {
       cd: msg.flag_cd,
     },
     question: q && { name: canonicalName(q.name), type: q.type, class: q.class },
-    answers: msg.answers as unknown as packet.Answer[],
-    authorities: msg.authorities as unknown as packet.Answer[],
-    additionals: msg.additionals.filter((rr) => rr.type !== 'OPT') as unknown as packet.Answer[],
+    answers: msg.answers as unknown as MessageRecord[],
+    authorities: msg.authorities as unknown as MessageRecord[],
+    additionals: msg.additionals.filter((rr) => rr.type !== 'OPT') as unknown as MessageRecord[],
     ednsOptions: opt?.options ?? [],
   };
 }
