@@ -2,15 +2,16 @@ import { defineConfig } from 'vitest/config';
 import { canBindLowPorts } from './scripts/low-ports.mjs';
 
 /**
- * Fake targets stand on 127.0.0.x at the real ports 80 and 443, because outbound
- * safety only lets the service connect there. Binding them needs root (CI runs as
- * root) or a lowered net.ipv4.ip_unprivileged_port_start; without either, `npm test`
+ * Fake targets stand on 127.0.0.x at the real ports 80 and 443, and fake name servers at 53,
+ * because outbound safety only lets the service connect there. Binding them needs root (CI
+ * runs as root) or a lowered net.ipv4.ip_unprivileged_port_start; without either, `npm test`
  * (scripts/test.mjs) runs vitest in a user and network namespace of its own, where it
  * is root. Where none of that is possible those suites are skipped, saying why, so
  * `npm test` still passes.
  */
 const NEEDS_LOW_PORTS = [
   'test/faults/providers.test.ts',
+  'test/integration/dns-engine.test.ts',
   'test/integration/email-fetch.test.ts',
   'test/integration/email-scenarios.test.ts',
   'test/integration/inspect-api.test.ts',
@@ -26,8 +27,8 @@ const NEEDS_LOW_PORTS = [
 const lowPorts = canBindLowPorts();
 if (!lowPorts) {
   process.stdout.write(
-    `Skipping ${NEEDS_LOW_PORTS.length} suites whose fake targets bind ports 80/443: run as root, set ` +
-      'net.ipv4.ip_unprivileged_port_start=80, or run `npm test` where unprivileged user namespaces ' +
+    `Skipping ${NEEDS_LOW_PORTS.length} suites whose fakes bind ports 53/80/443: run as root, set ` +
+      'net.ipv4.ip_unprivileged_port_start=53, or run `npm test` where unprivileged user namespaces ' +
       'are allowed (`unshare -rn`) (CI runs them).\n',
   );
 }

@@ -1,9 +1,9 @@
 /**
  * `npm test`: `vitest run`, so that a contributor without root runs the whole suite as CI
- * does, the suites whose fake targets bind 127.0.0.x:80/443 included (vitest.config.ts,
+ * does, the suites whose fakes bind 127.0.0.x:53/80/443 included (vitest.config.ts,
  * NEEDS_LOW_PORTS). Arguments pass through: `npm test -- test/unit/net`.
  *
- * - This process may bind ports 80 and 443 (root, as CI; or a lowered
+ * - This process may bind ports 53, 80 and 443 (root, as CI; or a lowered
  *   net.ipv4.ip_unprivileged_port_start): vitest runs as it is.
  * - Otherwise, where the kernel lets an unprivileged user create a user and a network
  *   namespace (`unshare -rn`): vitest runs inside one, with its loopback interface up. It is
@@ -43,7 +43,7 @@ let command = vitest;
 if (!canBindLowPorts() && process.platform === 'linux' && namespaceWorks()) {
   process.stderr.write(
     'npm test: running vitest in a user and network namespace of its own (unshare -rn), ' +
-      'where the suites whose fake targets bind ports 80/443 can run without root\n',
+      'where the suites whose fakes bind ports 53/80/443 can run without root\n',
   );
   command = ['unshare', '-rn', 'sh', '-c', IN_NAMESPACE, 'sh', ...vitest];
 }

@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isIP } from '../net/address.js';
+import { formatIpBytes, isIP, parseIpBytes } from '../net/address.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -38,6 +38,8 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** Ordered; the first is primary. Each is a URL with scheme https, udp, tcp or tls. */
   readonly dnsResolvers: readonly string[];
+  /** Where the iterative engine (src/dns-engine/) starts: root server addresses, canonical text, asked on port 53. */
+  readonly dnsRootHints: readonly string[];
   readonly rdapAggregatorUrl: string;
   readonly rdapBootstrapUrl: string;
   readonly crtshUrl: string;
@@ -129,6 +131,38 @@ export const DEFAULTS = Object.freeze({
   LOG_LEVEL: 'info',
   TRUST_PROXY: 'false',
   DNS_RESOLVERS: 'https://cloudflare-dns.com/dns-query,https://dns.google/dns-query',
+  // The 13 root servers' addresses, a to m, IPv4 then IPv6, as IANA's root hints list them:
+  // https://www.internic.net/domain/named.root (last update November 05, 2024; root zone
+  // 2024110501; B's addresses are those of 2023-11-27). Unbound compiles in the same list
+  // (iterator/iter_hints.c).
+  DNS_ROOT_HINTS: [
+    '198.41.0.4',
+    '170.247.170.2',
+    '192.33.4.12',
+    '199.7.91.13',
+    '192.203.230.10',
+    '192.5.5.241',
+    '192.112.36.4',
+    '198.97.190.53',
+    '192.36.148.17',
+    '192.58.128.30',
+    '193.0.14.129',
+    '199.7.83.42',
+    '202.12.27.33',
+    '2001:503:ba3e::2:30',
+    '2801:1b8:10::b',
+    '2001:500:2::c',
+    '2001:500:2d::d',
+    '2001:500:a8::e',
+    '2001:500:2f::f',
+    '2001:500:12::d0d',
+    '2001:500:1::53',
+    '2001:7fe::53',
+    '2001:503:c27::2:30',
+    '2001:7fd::1',
+    '2001:500:9f::42',
+    '2001:dc3::35',
+  ].join(','),
   RDAP_AGGREGATOR_URL: 'https://rdap.org',
   RDAP_BOOTSTRAP_URL: 'https://data.iana.org/rdap',
   CRTSH_URL: 'https://crt.sh',
@@ -367,6 +401,33 @@ function parseResolvers(env: Env): string[] {
   return list;
 }
 
+/**
+ * Root server addresses (no names, no ports: every name server is asked on port 53). Each
+ * is written in one canonical spelling; a duplicate is refused as the typo it is.
+ */
+function parseRootHints(env: Env): string[] {
+  const value = raw(env, 'DNS_ROOT_HINTS') ?? DEFAULTS.DNS_ROOT_HINTS;
+  const list = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (list.length === 0) throw new ConfigError('DNS_ROOT_HINTS', 'must name at least one address');
+  const out: string[] = [];
+  for (const entry of list) {
+    const bytes = isIP(entry) === 0 ? undefined : parseIpBytes(entry);
+    if (!bytes) {
+      throw new ConfigError(
+        'DNS_ROOT_HINTS',
+        `"${entry}" is not an IP address (list root server addresses; the port is always 53)`,
+      );
+    }
+    const address = formatIpBytes(bytes);
+    if (out.includes(address)) throw new ConfigError('DNS_ROOT_HINTS', `lists ${address} twice`);
+    out.push(address);
+  }
+  return out;
+}
+
 function parseCountries(env: Env): string[] {
   const value = raw(env, 'GLOBAL_DNS_COUNTRIES') ?? DEFAULTS.GLOBAL_DNS_COUNTRIES;
   const list = value.split(',').map((s) => s.trim().toUpperCase());
@@ -483,6 +544,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: parseTrustProxy(env),
     redisUrl,
     dnsResolvers: parseResolvers(env),
+    dnsRootHints: parseRootHints(env),
     rdapAggregatorUrl: httpUrl(env, 'RDAP_AGGREGATOR_URL', DEFAULTS.RDAP_AGGREGATOR_URL),
     rdapBootstrapUrl: httpUrl(env, 'RDAP_BOOTSTRAP_URL', DEFAULTS.RDAP_BOOTSTRAP_URL),
     crtshUrl: httpUrl(env, 'CRTSH_URL', DEFAULTS.CRTSH_URL),

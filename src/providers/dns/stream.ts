@@ -62,6 +62,29 @@ export class StreamDnsProvider implements DnsTransportProvider {
   }
 }
 
+/**
+ * One exchange over a TCP connection of its own, closed after the answer
+ * (the iterative engine's retry of a truncated answer from an authoritative
+ * server, which it does not ask often enough to keep a connection for).
+ */
+export async function tcpExchange<T>(
+  endpoint: Pick<ResolverEndpoint, 'host' | 'port' | 'url'>,
+  encode: (id: number) => Buffer,
+  read: (bytes: Buffer, id: number) => T,
+  signal: AbortSignal,
+  connectTimeoutMs = 10_000,
+): Promise<T> {
+  const session = new DnsStreamSession({
+    url: endpoint.url,
+    connect: () => openStream('tcp', endpoint.host, endpoint.port, undefined, connectTimeoutMs),
+  });
+  try {
+    return await session.exchange(encode, read, signal);
+  } finally {
+    await session.close();
+  }
+}
+
 /** A connected socket, the TLS handshake done for `dot`; rejects on failure or after `timeoutMs`. */
 function openStream(
   transport: 'tcp' | 'dot',
@@ -245,13 +268,30 @@ class DnsStreamSession {
   }
 
   /** Sends one query and returns its checked answer. */
-  async query(q: DnsQuestion, signal: AbortSignal): Promise<DnsAnswer> {
+  query(q: DnsQuestion, signal: AbortSignal): Promise<DnsAnswer> {
+    return this.exchange(
+      (id) => encodeQuery(id, q),
+      (bytes, id) => expectAnswer(bytes, id, q),
+      signal,
+    );
+  }
+
+  /**
+   * Sends the message `encode` builds with a free id and returns what `read` makes of the
+   * answer carrying that id (`read` throws a ProviderError for one it refuses).
+   */
+  async exchange<T>(
+    encode: (id: number) => Buffer,
+    read: (bytes: Buffer, id: number) => T,
+    signal: AbortSignal,
+  ): Promise<T> {
     try {
-      return await this.#exchange(q, signal);
+      return await this.#exchange(encode, read, signal);
     } catch (err) {
       // A pooled connection the server closed as idle while our query was in
       // flight says nothing about the resolver: try once on a fresh one.
-      if (err instanceof ConnectionClosed && err.reused && !signal.aborted) return this.#exchange(q, signal);
+      if (err instanceof ConnectionClosed && err.reused && !signal.aborted)
+        return this.#exchange(encode, read, signal);
       throw err;
     }
   }
@@ -269,7 +309,11 @@ class DnsStreamSession {
     }
   }
 
-  async #exchange(q: DnsQuestion, signal: AbortSignal): Promise<DnsAnswer> {
+  async #exchange<T>(
+    encode: (id: number) => Buffer,
+    read: (bytes: Buffer, id: number) => T,
+    signal: AbortSignal,
+  ): Promise<T> {
     if (signal.aborted) throw abortError(signal, this.#opts.url);
     const conn = await abortable(this.#connection(), signal, this.#opts.url);
     const id = conn.freeId();
@@ -279,7 +323,7 @@ class DnsStreamSession {
         reject(abortError(signal, this.#opts.url));
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      conn.send(id, encodeQuery(id, q), {
+      conn.send(id, encode(id), {
         resolve: (b) => {
           signal.removeEventListener('abort', onAbort);
           resolve(b);
@@ -290,7 +334,7 @@ class DnsStreamSession {
         },
       });
     });
-    return expectAnswer(bytes, id, q);
+    return read(bytes, id);
   }
 
   /** The open connection, or the one being opened (shared by concurrent callers), or a new one. */

@@ -67,64 +67,103 @@ export class UdpDnsProvider implements DnsTransportProvider {
   }
 
   #exchange(q: DnsQuestion, signal: AbortSignal): Promise<DnsAnswer> {
-    const { host, port, url } = this.#endpoint;
-    if (signal.aborted) return Promise.reject(abortError(signal, url));
     const id = randomId();
-    const message = encodeQuery(id, q);
-    const socket: Socket = createSocket(isIP(host) === 6 ? 'udp6' : 'udp4');
-
-    return new Promise<DnsAnswer>((resolve, reject) => {
-      let sends = 0;
-      let timer: NodeJS.Timeout | undefined;
-      // A datagram with our id that would not decode: reported if nothing better arrives.
-      let malformed: ProviderError | undefined;
-
-      let done = false;
-      const finish = (err: ProviderError | undefined, answer?: DnsAnswer) => {
-        if (done) return;
-        done = true;
-        if (timer) clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        socket.removeAllListeners('message');
-        socket.on('error', () => {}); // late errors after we are done are of no interest
-        socket.close();
-        if (err) reject(err);
-        else resolve(answer!);
-      };
-      const onAbort = () => finish(abortError(signal, url));
-      const send = () => {
-        sends += 1;
-        socket.send(message, (err) => {
-          if (err) finish(classifyError(err, url));
-        });
-        timer = setTimeout(() => {
-          if (sends < MAX_SENDS) send();
-          else
-            finish(
-              malformed ??
-                new ProviderError('timeout', `no answer from ${host}:${port} after ${sends} tries`),
-            );
-        }, this.#retryAfterMs);
-      };
-
-      signal.addEventListener('abort', onAbort, { once: true });
-      socket.on('error', (err) => finish(classifyError(err, url)));
-      socket.on('message', (bytes: Buffer) => {
+    return udpExchange(this.#endpoint, encodeQuery(id, q), signal, {
+      resendAfterMs: this.#retryAfterMs,
+      sends: MAX_SENDS,
+      read: (bytes) => {
         let res: DecodedResponse;
         try {
           res = decodeResponse(bytes);
         } catch (err) {
-          if (bytes.length >= 2 && bytes.readUInt16BE(0) === id && err instanceof ProviderError)
-            malformed = err;
-          return;
+          // Our id on a datagram that would not decode: reported if nothing better arrives.
+          if (bytes.length >= 2 && bytes.readUInt16BE(0) === id) throw err;
+          return undefined;
         }
-        if (answersQuestion(res, id, q)) finish(undefined, res.answer);
+        if (answersQuestion(res, id, q)) return res.answer;
         // Servers may leave the question out of a refusal or failure; with our id it is still their answer.
-        else if (res.id === id && res.question === undefined && !isAnswerRcode(res.answer.rcode)) {
-          finish(undefined, res.answer);
-        }
-      });
-      socket.connect(port, host, () => send());
+        if (res.id === id && res.question === undefined && !isAnswerRcode(res.answer.rcode))
+          return res.answer;
+        return undefined;
+      },
     });
   }
+}
+
+export interface UdpExchangeOptions<T> {
+  /**
+   * Reads one datagram: its value when it is the answer, undefined to ignore it (a spoofing
+   * attempt, a stray). A ProviderError it throws is kept and reported if nothing better arrives.
+   */
+  read: (bytes: Buffer) => T | undefined;
+  /** How long to wait for an answer after each send. */
+  resendAfterMs: number;
+  /** Sends in all (the first and the retries) before giving up with a timeout. */
+  sends: number;
+}
+
+/**
+ * One UDP exchange from a socket of its own (so a fresh random source port,
+ * RFC 5452 §9.2), connected to the server, so the kernel drops datagrams from
+ * any other address: `message` is sent, and sent again after `resendAfterMs`
+ * until `sends` are spent, and the first datagram `read` accepts is the answer.
+ */
+export function udpExchange<T>(
+  endpoint: Pick<ResolverEndpoint, 'host' | 'port' | 'url'>,
+  message: Buffer,
+  signal: AbortSignal,
+  opts: UdpExchangeOptions<T>,
+): Promise<T> {
+  const { host, port, url } = endpoint;
+  if (signal.aborted) return Promise.reject(abortError(signal, url));
+  const socket: Socket = createSocket(isIP(host) === 6 ? 'udp6' : 'udp4');
+
+  return new Promise<T>((resolve, reject) => {
+    let sends = 0;
+    let timer: NodeJS.Timeout | undefined;
+    // A datagram read refused as malformed: reported if nothing better arrives.
+    let malformed: ProviderError | undefined;
+
+    let done = false;
+    const finish = (err: ProviderError | undefined, answer?: T) => {
+      if (done) return;
+      done = true;
+      if (timer) clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      socket.removeAllListeners('message');
+      socket.on('error', () => {}); // late errors after we are done are of no interest
+      socket.close();
+      if (err) reject(err);
+      else resolve(answer as T);
+    };
+    const onAbort = () => finish(abortError(signal, url));
+    const send = () => {
+      sends += 1;
+      socket.send(message, (err) => {
+        if (err) finish(classifyError(err, url));
+      });
+      timer = setTimeout(() => {
+        if (sends < opts.sends) send();
+        else
+          finish(
+            malformed ?? new ProviderError('timeout', `no answer from ${host}:${port} after ${sends} tries`),
+          );
+      }, opts.resendAfterMs);
+    };
+
+    signal.addEventListener('abort', onAbort, { once: true });
+    socket.on('error', (err) => finish(classifyError(err, url)));
+    socket.on('message', (bytes: Buffer) => {
+      let value: T | undefined;
+      try {
+        value = opts.read(bytes);
+      } catch (err) {
+        if (err instanceof ProviderError) malformed = err;
+        else finish(new ProviderError('bad_response', String(err)));
+        return;
+      }
+      if (value !== undefined) finish(undefined, value);
+    });
+    socket.connect(port, host, () => send());
+  });
 }

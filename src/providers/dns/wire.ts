@@ -31,16 +31,26 @@ export interface DnsQuestion {
   type: DnsRecordType;
 }
 
+/** How a query asks, when it is not the recursive one the resolver client sends. */
+export interface QueryFlags {
+  /** RD. Default true: a resolver is asked to recurse; an authoritative server is not. */
+  recursionDesired?: boolean;
+  /** CD (RFC 4035 §3.2.2). Default false; a client that validates itself sets it. */
+  checkingDisabled?: boolean;
+}
+
 /**
- * A recursive query (RD) with EDNS0 (RFC 6891) and the DO bit (RFC 3225), so
- * the resolver returns DNSSEC records and sets AD when it validated.
- * `name` is already normalized.
+ * A query with EDNS0 (RFC 6891) and the DO bit (RFC 3225), so the server
+ * returns DNSSEC records (and a resolver sets AD when it validated).
+ * Recursive (RD) unless `flags` says otherwise. `name` is already normalized.
  */
-export function encodeQuery(id: number, q: DnsQuestion): Buffer {
+export function encodeQuery(id: number, q: DnsQuestion, flags: QueryFlags = {}): Buffer {
   const query = {
     type: 'query',
     id,
-    flags: packet.RECURSION_DESIRED,
+    flags:
+      (flags.recursionDesired === false ? 0 : packet.RECURSION_DESIRED) |
+      (flags.checkingDisabled ? packet.CHECKING_DISABLED : 0),
     questions: [{ name: q.name, type: packetTypeName(q.type), class: 'IN' }],
     additionals: [
       {
@@ -80,6 +90,27 @@ interface PacketMessage {
   additionals: (PacketRecord & { extendedRcode?: number; options?: { code: number; data?: Buffer }[] })[];
 }
 
+/** A record of a decoded message as dns-packet gives it (the OPT pseudo-record is kept apart). */
+export type MessageRecord = Exclude<packet.Answer, packet.OptAnswer>;
+
+/**
+ * A response as dns-packet decodes it, checked as every response is (QR=1,
+ * opcode QUERY, at most one OPT), with the full rcode (RFC 6891 §6.1.3).
+ */
+export interface DecodedMessage {
+  id: number;
+  rcode: number;
+  flags: { aa: boolean; tc: boolean; rd: boolean; ra: boolean; ad: boolean; cd: boolean };
+  /** The first question, as the server echoed it (name canonical, type by dns-packet's name). */
+  question: { name: string; type: string; class: string } | undefined;
+  answers: MessageRecord[];
+  authorities: MessageRecord[];
+  /** The additional section without the OPT pseudo-record. */
+  additionals: MessageRecord[];
+  /** The OPT pseudo-record's options (EDNS), empty without one. */
+  ednsOptions: { code: number; data?: Buffer }[];
+}
+
 export interface DecodedResponse {
   id: number;
   /** The first question, as echoed by the server (type by mnemonic, name canonical). */
@@ -87,8 +118,12 @@ export interface DecodedResponse {
   answer: DnsAnswer;
 }
 
-/** Decodes a response; a message that is not a well-formed response throws bad_response. */
-export function decodeResponse(bytes: Buffer): DecodedResponse {
+/**
+ * Decodes a response into dns-packet's records, for callers that need the
+ * records as they came (the iterative engine, the validator); a message that
+ * is not a well-formed response throws bad_response.
+ */
+export function decodeMessage(bytes: Buffer): DecodedMessage {
   if (bytes.length > MAX_MESSAGE_BYTES)
     throw new ProviderError('bad_response', 'DNS message larger than 65535 bytes');
   let msg: PacketMessage;
@@ -109,37 +144,51 @@ export function decodeResponse(bytes: Buffer): DecodedResponse {
   if (opts.length > 1)
     throw new ProviderError('bad_response', 'DNS response carries more than one OPT record');
   const opt = opts[0];
-  // RFC 6891 §6.1.3: the OPT record holds the upper 8 bits of the 12-bit rcode.
-  const rcode = ((opt?.extendedRcode ?? 0) << 4) | (msg.flags & 0xf);
+  const q = msg.questions[0];
+  return {
+    id: msg.id,
+    // RFC 6891 §6.1.3: the OPT record holds the upper 8 bits of the 12-bit rcode.
+    rcode: ((opt?.extendedRcode ?? 0) << 4) | (msg.flags & 0xf),
+    flags: {
+      aa: msg.flag_aa,
+      tc: msg.flag_tc,
+      rd: msg.flag_rd,
+      ra: msg.flag_ra,
+      ad: msg.flag_ad,
+      cd: msg.flag_cd,
+    },
+    question: q && { name: canonicalName(q.name), type: q.type, class: q.class },
+    answers: msg.answers as unknown as MessageRecord[],
+    authorities: msg.authorities as unknown as MessageRecord[],
+    additionals: msg.additionals.filter((rr) => rr.type !== 'OPT') as unknown as MessageRecord[],
+    ednsOptions: opt?.options ?? [],
+  };
+}
 
+/** Decodes a response into a DnsAnswer; a message that is not a well-formed response throws bad_response. */
+export function decodeResponse(bytes: Buffer): DecodedResponse {
+  const msg = decodeMessage(bytes);
   let answers: DnsRR[];
   let authorities: DnsRR[];
   try {
-    answers = convert(msg.answers);
-    authorities = convert(msg.authorities);
+    answers = convert(msg.answers as unknown as PacketRecord[]);
+    authorities = convert(msg.authorities as unknown as PacketRecord[]);
   } catch (err) {
     throw new ProviderError('bad_response', `malformed record in DNS response (${(err as Error).message})`, {
       cause: err,
     });
   }
 
-  const q = msg.questions[0];
+  const q = msg.question;
   return {
     id: msg.id,
-    question: q && { name: canonicalName(q.name), type: typeMnemonic(q.type), class: q.class },
+    question: q && { name: q.name, type: typeMnemonic(q.type), class: q.class },
     answer: {
-      rcode: rcodeName(rcode),
-      flags: {
-        aa: msg.flag_aa,
-        tc: msg.flag_tc,
-        rd: msg.flag_rd,
-        ra: msg.flag_ra,
-        ad: msg.flag_ad,
-        cd: msg.flag_cd,
-      },
+      rcode: rcodeName(msg.rcode),
+      flags: msg.flags,
       answers,
       authorities,
-      ede: extendedErrors(opt?.options ?? []),
+      ede: extendedErrors(msg.ednsOptions),
     },
   };
 }

@@ -48,6 +48,7 @@ describe('loadConfig', () => {
       SESSION_SECRET: 's'.repeat(40),
       DNS_RESOLVERS:
         'udp://127.0.0.1:5353, tcp://127.0.0.1:5353,tls://127.0.0.1:853,https://127.0.0.1:8443/dns-query',
+      DNS_ROOT_HINTS: '127.0.0.10, 2001:DB8::0:53',
       RDAP_AGGREGATOR_URL: 'https://127.0.0.1:8443/rdap/',
       RDAP_BOOTSTRAP_URL: 'https://127.0.0.1:8443/iana',
       CRTSH_URL: 'https://127.0.0.1:8443/crtsh',
@@ -77,6 +78,7 @@ describe('loadConfig', () => {
     });
     expect(config.trustProxy).toEqual(['10.0.0.0/8', '192.168.0.1']);
     expect(config.dnsResolvers).toHaveLength(4);
+    expect(config.dnsRootHints).toEqual(['127.0.0.10', '2001:db8::53']);
     // A path prefix survives; only a trailing slash goes.
     expect(config.rdapAggregatorUrl).toBe('https://127.0.0.1:8443/rdap');
     expect(config.crtshUrl).toBe('https://127.0.0.1:8443/crtsh');
@@ -102,6 +104,11 @@ describe('loadConfig', () => {
     [{ DNS_RESOLVERS: 'ftp://x' }, 'DNS_RESOLVERS'],
     [{ DNS_RESOLVERS: '8.8.8.8' }, 'DNS_RESOLVERS'],
     [{ DNS_RESOLVERS: ' , ' }, 'DNS_RESOLVERS'],
+    [{ DNS_ROOT_HINTS: 'a.root-servers.net' }, 'DNS_ROOT_HINTS'],
+    [{ DNS_ROOT_HINTS: '198.41.0.4:53' }, 'DNS_ROOT_HINTS'],
+    [{ DNS_ROOT_HINTS: '[2001:503:ba3e::2:30]' }, 'DNS_ROOT_HINTS'],
+    [{ DNS_ROOT_HINTS: '198.41.0.4,198.41.0.4' }, 'DNS_ROOT_HINTS'],
+    [{ DNS_ROOT_HINTS: ' , ' }, 'DNS_ROOT_HINTS'],
     [{ RDAP_AGGREGATOR_URL: 'not a url' }, 'RDAP_AGGREGATOR_URL'],
     [{ CRTSH_URL: 'ftp://crt.sh' }, 'CRTSH_URL'],
     [{ CERTSPOTTER_URL: 'https://user:pw@api.certspotter.com' }, 'CERTSPOTTER_URL'],
@@ -195,6 +202,17 @@ describe('loadConfig', () => {
     // An address is no name to greet with.
     expect(loadConfig({ PUBLIC_ORIGIN: 'http://203.0.113.5:8080' }).smtpHeloName).toBe(FALLBACK_HELO_NAME);
     expect(loadConfig({ PUBLIC_ORIGIN: 'http://[2001:db8::5]' }).smtpHeloName).toBe(FALLBACK_HELO_NAME);
+  });
+
+  it('starts iterative resolution at the 13 root servers, IPv4 and IPv6, unless DNS_ROOT_HINTS says otherwise', () => {
+    const hints = loadConfig({}).dnsRootHints;
+    expect(hints).toHaveLength(26);
+    // a.root-servers.net, and b's addresses since its renumbering (named.root, 2023-11-27).
+    expect(hints).toContain('198.41.0.4');
+    expect(hints).toContain('2001:503:ba3e::2:30');
+    expect(hints).toContain('170.247.170.2');
+    expect(hints).toContain('2801:1b8:10::b');
+    expect(hints).not.toContain('199.9.14.201');
   });
 
   it('serves metrics nowhere unless METRICS_PORT is set, and on loopback when it is', () => {
