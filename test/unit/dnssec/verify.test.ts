@@ -232,6 +232,14 @@ describe('dnskeyInfo', () => {
     });
   });
 
+  it('takes an RSA/MD5 key tag from the modulus, not the checksum (RFC 4034 Appendix B.1)', () => {
+    const modulus = Buffer.concat([Buffer.alloc(60, 0xee), Buffer.from([0x12, 0x34, 0x56])]);
+    const md5 = { flags: 256, algorithm: 1, key: Buffer.concat([Buffer.from([3, 1, 0, 1]), modulus]) };
+    expect(keyTag(md5)).toBe(0x1234);
+    expect(keyTag({ ...md5, algorithm: 5 })).not.toBe(0x1234);
+    expect(dnskeyInfo(md5)).toMatchObject({ supported: false, problem: 'algorithm_unsupported' });
+  });
+
   it('refuses an ECDSA point that is not on the curve', () => {
     const info = dnskeyInfo({ flags: 256, algorithm: 13, key: Buffer.alloc(64, 1) });
     expect(info).toMatchObject({ supported: false, problem: 'key_malformed' });
