@@ -7,8 +7,8 @@
  * as RFC 6840 §5.1 corrected it: RRSIG's signer name yes, NSEC's next name no
  * (HINFO, also listed, holds no names). Types dns-packet decodes into objects
  * are lower-cased field by field; the older ones it hands over as raw RDATA
- * (MD, MF, MB, MG, MR, MINFO, AFSDB, RT, SIG, PX, NXT, KX, A6) are lower-cased
- * in their wire form.
+ * (MD, MF, MB, MG, MR, MINFO, AFSDB, RT, SIG, PX, NXT, KX) are lower-cased in
+ * their wire form. A6, listed too, is historic (RFC 6563) and left as it is.
  */
 import { canonicalName, labelsOf, lastLabels, normalizeName, rrsigLabelCount, wildcardOf } from './names.js';
 import type { DnsRecord, RrsigData } from './types.js';

@@ -19,7 +19,10 @@
  *                    bits?, supported, problem?, detail?, key?: KeyObject }
  *   signatures       verifyRrsig({ rrset, rrsig, dnskey, now?, skewSeconds? }) →
  *                    { ok: true, keyTag, algorithm, expiresIn, wildcard } |
- *                    { ok: false, code, detail }; validityWindow(), rrsigTime()
+ *                    { ok: false, code, detail }; validityWindow(), rrsigTime();
+ *                    verifyRRset({ rrset, rrsigs, dnskeys, now?, skewSeconds?,
+ *                    maxVerifications? }) → { ok: true, rrsig, dnskey, result, attempts } |
+ *                    { ok: false, code, detail, attempts } (at most 8 signature checks)
  *   DS               dsDigest(owner, dnskeyData, digestType) (1, 2, 4; else undefined),
  *                    dsMatchesKey(dsData, dsOwner, dnskeyData, keyOwner?) → { ok } |
  *                    { ok: false, code, detail }, dsSupported(dsData), usableDs(dsRecords)
@@ -60,6 +63,10 @@
  *     signature_not_yet_valid  now + skew is before Inception (serial arithmetic)
  *     signature_expired        now − skew is after Expiration
  *     signature_invalid        the signature does not verify (or has the wrong length)
+ *   verifyRRset (the most telling of its RRSIGs' codes above, or)
+ *     rrsig_missing            no RRSIG over the RRset's owner and type
+ *     dnskey_missing           no DNSKEY of the signer has the RRSIG's algorithm and key tag
+ *     verification_limit       the signature checks allowed were spent (KeyTrap, CVE-2023-50387)
  *   dsMatchesKey
  *     ds_owner_mismatch, ds_key_tag_mismatch, ds_algorithm_mismatch,
  *     ds_key_not_zone_key      the DS names a key without the Zone Key flag (RFC 4034 §5.2)
@@ -100,5 +107,6 @@ export * from './keys.js';
 export * from './names.js';
 export * from './nsec.js';
 export * from './nsec3.js';
+export * from './rrset.js';
 export * from './types.js';
 export * from './verify.js';

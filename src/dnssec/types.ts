@@ -58,6 +58,9 @@ export type RrsigFailureCode =
   | 'signature_expired'
   | 'signature_invalid';
 
+/** Why no RRSIG validates an RRset with a DNSKEY set (verifyRRset): one RRSIG's reason, or these. */
+export type RrsetFailureCode = RrsigFailureCode | 'rrsig_missing' | 'dnskey_missing' | 'verification_limit';
+
 /** Why a DS does not vouch for a DNSKEY (dsMatchesKey). */
 export type DsFailureCode =
   | 'ds_key_tag_mismatch'
@@ -88,7 +91,7 @@ export type DenialFailureCode =
 export type DenialInsecureCode = 'nsec3_iterations' | 'opt_out' | 'insecure_delegation';
 
 /** Every reason code src/dnssec/ answers with, for the features' catalogue. */
-export type DnssecReasonCode = RrsigFailureCode | DsFailureCode | DenialFailureCode | DenialInsecureCode;
+export type DnssecReasonCode = RrsetFailureCode | DsFailureCode | DenialFailureCode | DenialInsecureCode;
 
 /** What a denial proves. */
 export type DenialKind =

@@ -47,7 +47,8 @@ export type VerifyRrsigResult =
 // One KeyObject per decoded DNSKEY, however many signatures it checks.
 const infoCache = new WeakMap<DnskeyData, DnskeyInfo>();
 
-function cachedInfo(data: DnskeyData): DnskeyInfo {
+/** dnskeyInfo, computed once per decoded DNSKEY. */
+export function cachedInfo(data: DnskeyData): DnskeyInfo {
   let info = infoCache.get(data);
   if (!info) {
     info = dnskeyInfo(data);

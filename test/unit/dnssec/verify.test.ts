@@ -1,5 +1,5 @@
 /**
- * verifyRrsig against keys node:crypto makes at test time, for every algorithm
+ * verifyRrsig and verifyRRset against keys node:crypto makes at test time, for every algorithm
  * it supports, and every code of the catalogue: each negative case changes one
  * thing of a signature that verifies.
  */
@@ -8,10 +8,12 @@ import {
   DEFAULT_SKEW_SECONDS,
   dnskeyInfo,
   keyTag,
+  MAX_VERIFICATIONS,
   rrsigTime,
   serialDiff,
   type VerifyRrsigInput,
   validityWindow,
+  verifyRRset,
   verifyRrsig,
 } from '../../../src/dnssec/index.js';
 import type { DnskeyData } from '../../../src/dnssec/types.js';
@@ -230,6 +232,14 @@ describe('dnskeyInfo', () => {
     });
   });
 
+  it('takes an RSA/MD5 key tag from the modulus, not the checksum (RFC 4034 Appendix B.1)', () => {
+    const modulus = Buffer.concat([Buffer.alloc(60, 0xee), Buffer.from([0x12, 0x34, 0x56])]);
+    const md5 = { flags: 256, algorithm: 1, key: Buffer.concat([Buffer.from([3, 1, 0, 1]), modulus]) };
+    expect(keyTag(md5)).toBe(0x1234);
+    expect(keyTag({ ...md5, algorithm: 5 })).not.toBe(0x1234);
+    expect(dnskeyInfo(md5)).toMatchObject({ supported: false, problem: 'algorithm_unsupported' });
+  });
+
   it('refuses an ECDSA point that is not on the curve', () => {
     const info = dnskeyInfo({ flags: 256, algorithm: 13, key: Buffer.alloc(64, 1) });
     expect(info).toMatchObject({ supported: false, problem: 'key_malformed' });
@@ -245,5 +255,54 @@ describe('dnskeyInfo', () => {
       problem: 'key_malformed',
       bits: 4104,
     });
+  });
+});
+
+describe('verifyRRset', () => {
+  const rrset = [rr('www.example.org', 'A', '192.0.2.1')];
+  const zsk = makeKey(13);
+  const ksk = makeKey(15, 257);
+  const dnskeys = [dnskeyRecord(ZONE, ksk.data), dnskeyRecord(ZONE, zsk.data)];
+  const good = signRRset(rrset, zsk, ZONE, keyTag(zsk.data));
+
+  it('finds the RRSIG and the DNSKEY that verify among others, and says what the others were', () => {
+    const broken = { ...good, data: { ...good.data, signature: flipped(good.data.signature, 3) } };
+    const otherType = signRRset([rr('www.example.org', 'AAAA', '2001:db8::1')], zsk, ZONE, keyTag(zsk.data));
+    const result = verifyRRset({ rrset, rrsigs: [otherType, broken, good], dnskeys, now: NOW });
+    expect(result).toMatchObject({ ok: true, rrsig: good, dnskey: dnskeys[1] });
+    expect(result.attempts.map((a) => a.code)).toEqual(['signature_invalid', undefined]);
+  });
+
+  it('rrsig_missing, dnskey_missing, and the most telling reason when none verifies', () => {
+    expect(verifyRRset({ rrset, rrsigs: [], dnskeys, now: NOW })).toMatchObject({
+      ok: false,
+      code: 'rrsig_missing',
+    });
+    expect(verifyRRset({ rrset, rrsigs: [good], dnskeys: [dnskeys[0]!], now: NOW })).toMatchObject({
+      ok: false,
+      code: 'dnskey_missing',
+    });
+    const at = Math.floor(NOW.getTime() / 1000);
+    const expired = signRRset(rrset, zsk, ZONE, keyTag(zsk.data), {
+      inception: at - 9000,
+      expiration: at - 4000,
+    });
+    const byKsk = signRRset(rrset, ksk, ZONE, 4242);
+    const result = verifyRRset({ rrset, rrsigs: [byKsk, expired], dnskeys, now: NOW });
+    expect(result).toMatchObject({ ok: false, code: 'signature_expired' });
+    expect(result.attempts.map((a) => a.code)).toEqual(['dnskey_missing', 'signature_expired']);
+  });
+
+  it('stops after its budget of signature checks (KeyTrap, CVE-2023-50387)', () => {
+    const bad = Array.from({ length: 12 }, (_, i) => ({
+      ...good,
+      data: { ...good.data, signature: flipped(good.data.signature, i) },
+    }));
+    const result = verifyRRset({ rrset, rrsigs: [...bad, good], dnskeys, now: NOW });
+    expect(result).toMatchObject({ ok: false, code: 'verification_limit' });
+    expect(result.attempts).toHaveLength(MAX_VERIFICATIONS);
+    expect(verifyRRset({ rrset, rrsigs: [...bad, good], dnskeys, now: NOW, maxVerifications: 13 }).ok).toBe(
+      true,
+    );
   });
 });
