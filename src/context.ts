@@ -12,6 +12,8 @@ import { createRedisClient, RedisCache } from './cache/redis.js';
 import { TieredCache } from './cache/tiered.js';
 import type { Cache, CacheEvents, Clock } from './cache/types.js';
 import type { Config } from './config/index.js';
+import { IterativeResolver } from './dns-engine/index.js';
+import { loadTrustAnchors, type TrustAnchors } from './features/dnssec/trust-anchors.js';
 import { Outbound } from './net/outbound.js';
 import { Metrics } from './plugins/metrics.js';
 import { ProviderChain } from './providers/chain.js';
@@ -41,6 +43,10 @@ export interface AppContext {
   readonly dns: DnsResolver;
   /** The one client for destinations no operator configured (user- or upstream-named): net/outbound.ts. */
   readonly outbound: Outbound;
+  /** netdiag's own iterative resolution from the root (src/dns-engine), the DNSSEC validator's source. */
+  readonly dnsEngine: IterativeResolver;
+  /** Where DNSSEC validation starts: DNSSEC_TRUST_ANCHORS, else the IANA root KSKs. */
+  readonly trustAnchors: TrustAnchors;
   /** Trust anchors for fixture upstreams in tests; production uses the system store + NODE_EXTRA_CA_CERTS. */
   readonly ca: string | string[] | undefined;
   /** crt.sh tuning from AppDeps; empty in production. */
@@ -132,6 +138,14 @@ export function createContext(config: Config, log: Logger, deps: AppDeps = {}): 
     },
   });
 
+  // Its infrastructure cache (NS sets, addresses, DS and DNSKEY answers) lives in the one cache, Redis included.
+  const dnsEngine = new IterativeResolver({
+    cache,
+    rootHints: config.dnsRootHints,
+    allowCidrs: config.unsafeAllowTargetCidrs,
+    clock,
+  });
+
   return {
     config,
     clock,
@@ -146,6 +160,8 @@ export function createContext(config: Config, log: Logger, deps: AppDeps = {}): 
     http,
     dns,
     outbound,
+    dnsEngine,
+    trustAnchors: loadTrustAnchors(config.dnssecTrustAnchors),
     ca: deps.ca,
     crtsh: deps.crtsh ?? {},
     relayLists: deps.relayLists ?? 'on-ready',

@@ -9,12 +9,14 @@
  * that reads them; split, a reader would have to look in several places to
  * learn what the service accepts.
  */
+
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadTrustAnchors } from '../features/dnssec/trust-anchors.js';
 import { formatIpBytes, isIP, parseIpBytes } from '../net/address.js';
 
 export class ConfigError extends Error {
@@ -40,6 +42,8 @@ export interface Config {
   readonly dnsResolvers: readonly string[];
   /** Where the iterative engine (src/dns-engine/) starts: root server addresses, canonical text, asked on port 53. */
   readonly dnsRootHints: readonly string[];
+  /** DNSSEC_TRUST_ANCHORS: a file of DS/DNSKEY records in zone-file format; undefined: the IANA root KSKs built in. */
+  readonly dnssecTrustAnchors: string | undefined;
   readonly rdapAggregatorUrl: string;
   readonly rdapBootstrapUrl: string;
   readonly crtshUrl: string;
@@ -401,6 +405,18 @@ function parseResolvers(env: Env): string[] {
   return list;
 }
 
+/** A readable file of trust anchors, parsed here so a bad one stops the start, not the first validation. */
+function parseTrustAnchorFile(env: Env): string | undefined {
+  const path = raw(env, 'DNSSEC_TRUST_ANCHORS');
+  if (path === undefined) return undefined;
+  try {
+    loadTrustAnchors(path);
+  } catch (err) {
+    throw new ConfigError('DNSSEC_TRUST_ANCHORS', err instanceof Error ? err.message : String(err));
+  }
+  return path;
+}
+
 /**
  * Root server addresses (no names, no ports: every name server is asked on port 53). Each
  * is written in one canonical spelling; a duplicate is refused as the typo it is.
@@ -545,6 +561,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl,
     dnsResolvers: parseResolvers(env),
     dnsRootHints: parseRootHints(env),
+    dnssecTrustAnchors: parseTrustAnchorFile(env),
     rdapAggregatorUrl: httpUrl(env, 'RDAP_AGGREGATOR_URL', DEFAULTS.RDAP_AGGREGATOR_URL),
     rdapBootstrapUrl: httpUrl(env, 'RDAP_BOOTSTRAP_URL', DEFAULTS.RDAP_BOOTSTRAP_URL),
     crtshUrl: httpUrl(env, 'CRTSH_URL', DEFAULTS.CRTSH_URL),

@@ -34,6 +34,7 @@ export const features = [
   },
   { name: 'challenge', providers: ['challenge'], load: () => import('./challenge/challenge.route.js') },
   { name: 'dns', providers: [], load: () => import('./dns/dns.route.js') },
+  { name: 'dnssec', providers: [], load: () => import('./dnssec/dnssec.route.js') },
   { name: 'email', providers: [], load: () => import('./email/email.route.js') },
   { name: 'spf', providers: [], load: () => import('./spf/spf.route.js') },
   { name: 'mail-tls', providers: [], load: () => import('./mail-tls/mail-tls.route.js') },

@@ -56,14 +56,22 @@ export function parseTrustAnchors(text: string, origin: string): TrustAnchors {
     const fields = line.split(/\s+/);
     const owner = fields.shift();
     if (owner === undefined) continue;
-    while (fields.length > 0 && (/^\d+$/.test(fields[0]!) || CLASSES.has(fields[0]!.toUpperCase()))) fields.shift();
+    while (fields.length > 0 && (/^\d+$/.test(fields[0]!) || CLASSES.has(fields[0]!.toUpperCase())))
+      fields.shift();
     const type = fields.shift()?.toUpperCase();
     const name = normalizeName(owner);
     if (type === 'DS') {
       const [tag, algorithm, digestType, ...digest] = fields;
       const hex = digest.join('');
-      if (!/^\d+$/.test(tag ?? '') || !/^\d+$/.test(algorithm ?? '') || !/^\d+$/.test(digestType ?? '') || !/^[0-9a-f]+$/i.test(hex))
-        throw new TrustAnchorError(`${origin}: a DS record must be "owner DS keytag algorithm digesttype hex": ${line}`);
+      if (
+        !/^\d+$/.test(tag ?? '') ||
+        !/^\d+$/.test(algorithm ?? '') ||
+        !/^\d+$/.test(digestType ?? '') ||
+        !/^[0-9a-f]+$/i.test(hex)
+      )
+        throw new TrustAnchorError(
+          `${origin}: a DS record must be "owner DS keytag algorithm digesttype hex": ${line}`,
+        );
       const list = anchors.ds.get(name) ?? [];
       list.push({
         keyTag: Number(tag),
@@ -74,16 +82,28 @@ export function parseTrustAnchors(text: string, origin: string): TrustAnchors {
       anchors.ds.set(name, list);
     } else if (type === 'DNSKEY') {
       const [flags, protocol, algorithm, ...key] = fields;
-      if (!/^\d+$/.test(flags ?? '') || !/^\d+$/.test(protocol ?? '') || !/^\d+$/.test(algorithm ?? '') || key.length === 0)
-        throw new TrustAnchorError(`${origin}: a DNSKEY record must be "owner DNSKEY flags protocol algorithm base64": ${line}`);
+      if (
+        !/^\d+$/.test(flags ?? '') ||
+        !/^\d+$/.test(protocol ?? '') ||
+        !/^\d+$/.test(algorithm ?? '') ||
+        key.length === 0
+      )
+        throw new TrustAnchorError(
+          `${origin}: a DNSKEY record must be "owner DNSKEY flags protocol algorithm base64": ${line}`,
+        );
       const list = anchors.dnskey.get(name) ?? [];
-      list.push({ flags: Number(flags), algorithm: Number(algorithm), key: Buffer.from(key.join(''), 'base64') });
+      list.push({
+        flags: Number(flags),
+        algorithm: Number(algorithm),
+        key: Buffer.from(key.join(''), 'base64'),
+      });
       anchors.dnskey.set(name, list);
     } else {
       throw new TrustAnchorError(`${origin}: only DS and DNSKEY records are trust anchors: ${line}`);
     }
   }
-  if (anchors.ds.size === 0 && anchors.dnskey.size === 0) throw new TrustAnchorError(`${origin}: no DS or DNSKEY record`);
+  if (anchors.ds.size === 0 && anchors.dnskey.size === 0)
+    throw new TrustAnchorError(`${origin}: no DS or DNSKEY record`);
   return anchors;
 }
 

@@ -18,14 +18,20 @@
  * (with the first broken link), indeterminate (no anchor covers the name, or the servers or the
  * query budget gave out before a verdict).
  */
-import type { EngineFinding, EngineRecord, QueryLog, ResolveResult, ZoneAnswer } from '../../dns-engine/index.js';
+import type {
+  EngineFinding,
+  EngineRecord,
+  QueryLog,
+  ResolveResult,
+  ZoneAnswer,
+} from '../../dns-engine/index.js';
 import {
   dnskeyInfo,
   dsMatchesKey,
   isBelow,
-  normalizeName,
-  type NsecRecord,
   type Nsec3Record,
+  type NsecRecord,
+  normalizeName,
   proveNsec3Nodata,
   proveNsec3Nxdomain,
   proveNsec3WildcardAnswer,
@@ -98,8 +104,11 @@ const RANK: Record<ValidationStatus, number> = { secure: 0, insecure: 1, indeter
 
 class BudgetSpent extends Error {}
 
-const rrsigsOf = (records: readonly EngineRecord[]) => records.filter((r): r is RrsigRecord => r.type === 'RRSIG');
-const ofType = <R extends EngineRecord>(records: readonly EngineRecord[], type: string) =>
+// The engine's records are dns-packet's decoded answers, as src/dnssec reads them; only the
+// declared types differ (dns-packet's class union against a string).
+const rrsigsOf = (records: readonly EngineRecord[]) =>
+  records.filter((r) => r.type === 'RRSIG') as unknown as RrsigRecord[];
+const ofType = <R>(records: readonly EngineRecord[], type: string) =>
   records.filter((r) => r.type === type) as unknown as R[];
 
 /** Ancestors of `name` strictly below `zone`, top first: com, example.com, www.example.com under '.'. */
@@ -180,7 +189,15 @@ export class Validation {
     const dnskeyRrsigs = rrsigsOf(answer).filter((s) => s.data.typeCovered === 'DNSKEY');
     const base = { ...fields, ds, dnskeys, dnskeyRrsigs };
     if (!asked.response) {
-      return this.#link(zone, { ...base, status: 'indeterminate', reason: { code: 'servers_unreachable', zone, detail: `no server of ${zone} answered the DNSKEY question` } });
+      return this.#link(zone, {
+        ...base,
+        status: 'indeterminate',
+        reason: {
+          code: 'servers_unreachable',
+          zone,
+          detail: `no server of ${zone} answered the DNSKEY question`,
+        },
+      });
     }
     const trustedKeys = [...(this.#opts.anchors.dnskey.get(zone) ?? [])];
     const usable = usableDs(ds);
@@ -189,11 +206,23 @@ export class Validation {
       return this.#link(zone, {
         ...base,
         status: 'insecure',
-        reason: { code: 'unsupported_algorithm', zone, detail: `the DS records for ${zone} name only algorithms or digests this validator does not support (${algorithms}): the zone is treated as unsigned (RFC 4035 §5.2, RFC 6840 §5.2)` },
+        reason: {
+          code: 'unsupported_algorithm',
+          zone,
+          detail: `the DS records for ${zone} name only algorithms or digests this validator does not support (${algorithms}): the zone is treated as unsigned (RFC 4035 §5.2, RFC 6840 §5.2)`,
+        },
       });
     }
     if (dnskeys.length === 0) {
-      return this.#link(zone, { ...base, status: 'bogus', reason: { code: 'dnskey_missing', zone, detail: `${zone} has DS records at its parent but serves no DNSKEY RRset` } });
+      return this.#link(zone, {
+        ...base,
+        status: 'bogus',
+        reason: {
+          code: 'dnskey_missing',
+          zone,
+          detail: `${zone} has DS records at its parent but serves no DNSKEY RRset`,
+        },
+      });
     }
     const matched = dnskeys.filter(
       (k) =>
@@ -206,7 +235,11 @@ export class Validation {
       return this.#link(zone, {
         ...base,
         status: 'bogus',
-        reason: { code: 'ds_mismatch', zone, detail: `no DNSKEY of ${zone} matches its DS (key tag ${tags}): the keys served are ${dnskeys.map((k) => dnskeyInfo(k.data).keyTag).join(', ')}` },
+        reason: {
+          code: 'ds_mismatch',
+          zone,
+          detail: `no DNSKEY of ${zone} matches its DS (key tag ${tags}): the keys served are ${dnskeys.map((k) => dnskeyInfo(k.data).keyTag).join(', ')}`,
+        },
       });
     }
     const verified = verifyRRset({ rrset: dnskeys, rrsigs: dnskeyRrsigs, dnskeys: matched, now: this.#now });
@@ -215,14 +248,27 @@ export class Validation {
         ...base,
         matchedKeyTags,
         status: 'bogus',
-        reason: { code: verified.code, zone, detail: `the DNSKEY RRset of ${zone} is not signed by a key its DS names: ${verified.detail}` },
+        reason: {
+          code: verified.code,
+          zone,
+          detail: `the DNSKEY RRset of ${zone} is not signed by a key its DS names: ${verified.detail}`,
+        },
       });
     }
-    return this.#link(zone, { ...base, matchedKeyTags, signingKeyTag: verified.result.keyTag, status: 'secure', reason: null });
+    return this.#link(zone, {
+      ...base,
+      matchedKeyTags,
+      signingKeyTag: verified.result.keyTag,
+      status: 'secure',
+      reason: null,
+    });
   }
 
   /** Validated NSEC/NSEC3 records of a secure zone's response, or the reason they are not. */
-  #denialRecords(link: ZoneLink, authority: readonly EngineRecord[]): { nsec: NsecRecord[]; nsec3: Nsec3Record[] } | Reason {
+  denialRecordsFor(
+    link: ZoneLink,
+    authority: readonly EngineRecord[],
+  ): { nsec: NsecRecord[]; nsec3: Nsec3Record[] } | Reason {
     const rrsigs = rrsigsOf(authority);
     const nsec: NsecRecord[] = [];
     const nsec3: Nsec3Record[] = [];
@@ -232,7 +278,12 @@ export class Validation {
       for (const owner of owners) {
         const rrset = records.filter((r) => normalizeName(r.name) === owner);
         const verified = verifyRRset({ rrset, rrsigs, dnskeys: link.dnskeys, now: this.#now });
-        if (!verified.ok) return { code: verified.code, zone: link.zone, detail: `the ${type} record at ${owner} is not validated: ${verified.detail}` };
+        if (!verified.ok)
+          return {
+            code: verified.code,
+            zone: link.zone,
+            detail: `the ${type} record at ${owner} is not validated: ${verified.detail}`,
+          };
         if (type === 'NSEC') nsec.push(...(rrset as unknown as NsecRecord[]));
         else nsec3.push(...(rrset as unknown as Nsec3Record[]));
       }
@@ -247,11 +298,18 @@ export class Validation {
   async chainTo(name: string): Promise<ZoneLink> {
     const anchor = this.#anchorFor(name);
     if (anchor === undefined) {
-      return this.#link('.', { status: 'indeterminate', reason: { code: 'no_trust_anchor', zone: '.', detail: `no trust anchor covers ${name}` } });
+      return this.#link('.', {
+        status: 'indeterminate',
+        reason: { code: 'no_trust_anchor', zone: '.', detail: `no trust anchor covers ${name}` },
+      });
     }
     let link =
       this.#links.get(anchor) ??
-      (await this.#keys(anchor, (this.#opts.anchors.ds.get(anchor) ?? []).map((data) => ({ name: anchor, type: 'DS', ttl: 0, data })), { anchored: true }));
+      (await this.#keys(
+        anchor,
+        (this.#opts.anchors.ds.get(anchor) ?? []).map((data) => ({ name: anchor, type: 'DS', ttl: 0, data })),
+        { anchored: true },
+      ));
     for (const child of namesBelow(anchor, name)) {
       if (link.status !== 'secure') return link;
       const known = this.#links.get(child);
@@ -262,7 +320,14 @@ export class Validation {
       const asked = await this.#ask(link.zone, child, 'DS');
       const response = asked.response;
       if (!response) {
-        return this.#link(child, { status: 'indeterminate', reason: { code: 'servers_unreachable', zone: link.zone, detail: `no server of ${link.zone} answered for the DS of ${child}` } });
+        return this.#link(child, {
+          status: 'indeterminate',
+          reason: {
+            code: 'servers_unreachable',
+            zone: link.zone,
+            detail: `no server of ${link.zone} answered for the DS of ${child}`,
+          },
+        });
       }
       if (asked.status === 'cname') return link;
       const ds = ofType<DsRecord>(response.answer, 'DS');
@@ -270,26 +335,57 @@ export class Validation {
         const dsRrsigs = rrsigsOf(response.answer).filter((s) => s.data.typeCovered === 'DS');
         const verified = verifyRRset({ rrset: ds, rrsigs: dsRrsigs, dnskeys: link.dnskeys, now: this.#now });
         if (!verified.ok) {
-          return this.#link(child, { ds, dsRrsigs, status: 'bogus', reason: { code: verified.code, zone: link.zone, detail: `the DS RRset for ${child} in ${link.zone} is not validated: ${verified.detail}` } });
+          return this.#link(child, {
+            ds,
+            dsRrsigs,
+            status: 'bogus',
+            reason: {
+              code: verified.code,
+              zone: link.zone,
+              detail: `the DS RRset for ${child} in ${link.zone} is not validated: ${verified.detail}`,
+            },
+          });
         }
         link = await this.#keys(child, ds, { dsRrsigs });
         continue;
       }
       // No DS: the parent must prove it, and say whether the name is a delegation at all.
-      const records = this.#denialRecords(link, response.authority);
+      const records = this.denialRecordsFor(link, response.authority);
       if ('code' in records) return this.#link(child, { status: 'bogus', reason: records });
       const nx = asked.status === 'nxdomain';
-      const proof = records.nsec3.length > 0
-        ? nx ? proveNsec3Nxdomain(child, records.nsec3) : proveNsec3Nodata(child, 'DS', records.nsec3)
-        : nx ? proveNsecNxdomain(child, records.nsec) : proveNsecNodata(child, 'DS', records.nsec);
+      const proof =
+        records.nsec3.length > 0
+          ? nx
+            ? proveNsec3Nxdomain(child, records.nsec3)
+            : proveNsec3Nodata(child, 'DS', records.nsec3)
+          : nx
+            ? proveNsecNxdomain(child, records.nsec)
+            : proveNsecNodata(child, 'DS', records.nsec);
       if (proof.status === 'failed') {
-        return this.#link(child, { status: 'bogus', reason: { code: proof.code, zone: link.zone, detail: `${link.zone} does not prove that ${child} has no DS: ${proof.detail}` } });
+        return this.#link(child, {
+          status: 'bogus',
+          reason: {
+            code: proof.code,
+            zone: link.zone,
+            detail: `${link.zone} does not prove that ${child} has no DS: ${proof.detail}`,
+          },
+        });
       }
       if (proof.status === 'insecure') {
-        return this.#link(child, { status: 'insecure', reason: { code: proof.code, zone: child, detail: proof.detail } });
+        return this.#link(child, {
+          status: 'insecure',
+          reason: { code: proof.code, zone: child, detail: proof.detail },
+        });
       }
       if (proof.kind === 'insecure_delegation') {
-        return this.#link(child, { status: 'insecure', reason: { code: 'no_ds', zone: child, detail: `${child} is delegated from ${link.zone} without DS (proven by ${proof.records[0]?.type ?? 'NSEC'}): the zone is unsigned` } });
+        return this.#link(child, {
+          status: 'insecure',
+          reason: {
+            code: 'no_ds',
+            zone: child,
+            detail: `${child} is delegated from ${link.zone} without DS (proven by ${proof.records[0]?.type ?? 'NSEC'}): the zone is unsigned`,
+          },
+        });
       }
       if (nx || proof.kind !== 'no_ds') return link;
     }
@@ -298,12 +394,20 @@ export class Validation {
 }
 
 /** The verdict of a whole answer, worst first: bogus, then indeterminate, then insecure. */
-export function worst(a: { status: ValidationStatus; reason: Reason | null }, b: { status: ValidationStatus; reason: Reason | null }) {
+export function worst(
+  a: { status: ValidationStatus; reason: Reason | null },
+  b: { status: ValidationStatus; reason: Reason | null },
+) {
   return RANK[b.status] > RANK[a.status] ? b : a;
 }
 
 /** Validates `name`/`type`: resolves it from the root, then the chain of every RRset in the answer. */
-export async function validate(engine: ValidationEngine, name: string, type: string, opts: ValidateOptions): Promise<ValidationResult> {
+export async function validate(
+  engine: ValidationEngine,
+  name: string,
+  type: string,
+  opts: ValidateOptions,
+): Promise<ValidationResult> {
   const v = new Validation(engine, opts);
   const now = opts.now ?? new Date();
   let resolution: ResolveResult | undefined;
@@ -316,7 +420,14 @@ export async function validate(engine: ValidationEngine, name: string, type: str
     v.engineFindings.push(...resolution.findings);
     if (resolution.status === 'failed') {
       const why = resolution.findings.find((f) => f.severity === 'error');
-      verdict = { status: 'indeterminate', reason: { code: why?.code ?? 'resolution_failed', zone: why?.zone ?? normalizeName(name), detail: why?.detail ?? `${name} could not be resolved` } };
+      verdict = {
+        status: 'indeterminate',
+        reason: {
+          code: why?.code ?? 'resolution_failed',
+          zone: why?.zone ?? normalizeName(name),
+          detail: why?.detail ?? `${name} could not be resolved`,
+        },
+      };
     } else {
       const rrsigs = rrsigsOf(resolution.answer);
       const sets = new Map<string, EngineRecord[]>();
@@ -334,45 +445,91 @@ export async function validate(engine: ValidationEngine, name: string, type: str
         }
         const checked = verifyRRset({ rrset, rrsigs, dnskeys: link.dnskeys, now });
         if (!checked.ok) {
-          verdict = worst(verdict, { status: 'bogus', reason: { code: checked.code, zone: link.zone, detail: `${key}: ${checked.detail}` } });
+          verdict = worst(verdict, {
+            status: 'bogus',
+            reason: { code: checked.code, zone: link.zone, detail: `${key}: ${checked.detail}` },
+          });
           continue;
         }
         answerSignatures.push({ owner, type: rrset[0]!.type, expiresIn: checked.result.expiresIn });
         const expansion = checked.result.wildcard;
         if (expansion.kind === 'expanded') {
           const last = resolution.responses.at(-1);
-          const records = last ? v.denialRecordsFor(link, last.authority) : { code: 'denial_missing', zone: link.zone, detail: 'no authority section' };
-          denial = 'code' in records ? null : records.nsec3.length > 0
-            ? proveNsec3WildcardAnswer(owner, expansion.closestEncloser, records.nsec3)
-            : proveNsecWildcardAnswer(owner, expansion.closestEncloser, records.nsec);
+          const records = last
+            ? v.denialRecordsFor(link, last.authority)
+            : { code: 'denial_missing', zone: link.zone, detail: 'no authority section' };
+          denial =
+            'code' in records
+              ? null
+              : records.nsec3.length > 0
+                ? proveNsec3WildcardAnswer(owner, expansion.closestEncloser, records.nsec3)
+                : proveNsecWildcardAnswer(owner, expansion.closestEncloser, records.nsec);
           if ('code' in records) verdict = worst(verdict, { status: 'bogus', reason: records });
           else if (denial && denial.status !== 'proven')
-            verdict = worst(verdict, { status: denial.status === 'insecure' ? 'insecure' : 'bogus', reason: { code: denial.code, zone: link.zone, detail: `${owner} was answered from a wildcard, but ${denial.detail}` } });
+            verdict = worst(verdict, {
+              status: denial.status === 'insecure' ? 'insecure' : 'bogus',
+              reason: {
+                code: denial.code,
+                zone: link.zone,
+                detail: `${owner} was answered from a wildcard, but ${denial.detail}`,
+              },
+            });
         }
       }
       if (resolution.status === 'nxdomain' || resolution.status === 'nodata') {
         const last = resolution.answer.at(-1);
-        const qname = last?.type === 'CNAME' ? normalizeName((last.data as string) ?? name) : normalizeName(name);
+        const qname =
+          last?.type === 'CNAME' ? normalizeName((last.data as string) ?? name) : normalizeName(name);
         const link = await v.chainTo(qname);
         if (link.status !== 'secure') verdict = worst(verdict, link);
         else {
           const records = v.denialRecordsFor(link, resolution.authority);
-          if ('code' in records) verdict = worst(verdict, { status: 'bogus', reason: { ...records, code: records.code === 'no_denial_records' ? 'denial_missing' : records.code } });
+          if ('code' in records)
+            verdict = worst(verdict, {
+              status: 'bogus',
+              reason: {
+                ...records,
+                code: records.code === 'no_denial_records' ? 'denial_missing' : records.code,
+              },
+            });
           else {
             const nx = resolution.status === 'nxdomain';
-            denial = records.nsec3.length > 0
-              ? nx ? proveNsec3Nxdomain(qname, records.nsec3) : proveNsec3Nodata(qname, type, records.nsec3)
-              : nx ? proveNsecNxdomain(qname, records.nsec) : proveNsecNodata(qname, type, records.nsec);
+            denial =
+              records.nsec3.length > 0
+                ? nx
+                  ? proveNsec3Nxdomain(qname, records.nsec3)
+                  : proveNsec3Nodata(qname, type, records.nsec3)
+                : nx
+                  ? proveNsecNxdomain(qname, records.nsec)
+                  : proveNsecNodata(qname, type, records.nsec);
             if (denial.status === 'failed')
-              verdict = worst(verdict, { status: 'bogus', reason: { code: denial.code === 'no_denial_records' ? 'denial_missing' : denial.code, zone: link.zone, detail: `the ${nx ? 'NXDOMAIN' : 'NODATA'} answer for ${qname} is not proven: ${denial.detail}` } });
-            else if (denial.status === 'insecure') verdict = worst(verdict, { status: 'insecure', reason: { code: denial.code, zone: link.zone, detail: denial.detail } });
+              verdict = worst(verdict, {
+                status: 'bogus',
+                reason: {
+                  code: denial.code === 'no_denial_records' ? 'denial_missing' : denial.code,
+                  zone: link.zone,
+                  detail: `the ${nx ? 'NXDOMAIN' : 'NODATA'} answer for ${qname} is not proven: ${denial.detail}`,
+                },
+              });
+            else if (denial.status === 'insecure')
+              verdict = worst(verdict, {
+                status: 'insecure',
+                reason: { code: denial.code, zone: link.zone, detail: denial.detail },
+              });
           }
         }
       }
     }
   } catch (err) {
     if (!(err instanceof BudgetSpent)) throw err;
-    verdict = { status: 'indeterminate', reason: { code: 'budget_exhausted', zone: normalizeName(name), detail: `the validation needed more than ${opts.queryBudget ?? VALIDATION_QUERY_BUDGET} upstream queries` } };
+    verdict = {
+      status: 'indeterminate',
+      reason: {
+        code: 'budget_exhausted',
+        zone: normalizeName(name),
+        detail: `the validation needed more than ${opts.queryBudget ?? VALIDATION_QUERY_BUDGET} upstream queries`,
+      },
+    };
   }
   return {
     ...verdict,
@@ -386,5 +543,18 @@ export async function validate(engine: ValidationEngine, name: string, type: str
 }
 
 function emptyResolution(name: string, type: string): ResolveResult {
-  return { qname: normalizeName(name), qtype: type, status: 'failed', rcode: 'SERVFAIL', aa: false, answer: [], authority: [], additional: [], responses: [], path: [], queries: [], findings: [] };
+  return {
+    qname: normalizeName(name),
+    qtype: type,
+    status: 'failed',
+    rcode: 'SERVFAIL',
+    aa: false,
+    answer: [],
+    authority: [],
+    additional: [],
+    responses: [],
+    path: [],
+    queries: [],
+    findings: [],
+  };
 }

@@ -1,0 +1,210 @@
+/**
+ * GET /api/dnssec: validates one name and type with netdiag's own engine (src/dns-engine, from the
+ * root) and validator (./validate.ts), and says it link by link. The engine is the provider: its
+ * answer carries the usual attribution. Cached by the answer's and the chain's TTLs and by when the
+ * first signature that validated it expires; an indeterminate answer (servers or budget gave out)
+ * is a failure of the moment and is not cached.
+ */
+
+import { type Freshness, freshness } from '../../cache/cached.js';
+import type { AppContext } from '../../context.js';
+import {
+  algorithmFindings,
+  algorithmName,
+  digestFindings,
+  dnskeyInfo,
+  dsMatchesKey,
+  dsSupported,
+  normalizeName,
+  rrsigTime,
+} from '../../dnssec/index.js';
+import type { DnsRecord, RrsigRecord } from '../../dnssec/types.js';
+import { badInput } from '../../errors.js';
+import { presentation } from '../../providers/dns/presentation.js';
+import { toDnsRR } from '../../providers/dns/records.js';
+import { DNS_API_TYPES, type DnsApiType, parseDnsQuestion } from '../dns/dns-target.js';
+import { DNSSEC_TYPES, type DnssecResponse } from './dnssec.schema.js';
+import { type ValidationResult, validate, type ZoneLink } from './validate.js';
+
+type Finding = DnssecResponse['findings'][number];
+
+/** The attribution of every answer: the engine asked the authoritative servers itself. */
+export const ENGINE_PROVIDER = {
+  id: 'dns-engine',
+  name: 'netdiag iterative resolver (from the root)',
+} as const;
+
+/** A signature that validates and expires within this many seconds is a finding. */
+const EXPIRY_WARNING_SECONDS = 7 * 24 * 3600;
+/** Longest an answer is kept, however long its TTLs. */
+const MAX_CACHE_SECONDS = 3600;
+
+function text(rr: DnsRecord): string {
+  const typed = toDnsRR(rr as Parameters<typeof toDnsRR>[0]);
+  return typed ? presentation(typed) : JSON.stringify(rr.data);
+}
+
+function signatures(rrsigs: readonly RrsigRecord[]): DnssecResponse['chain'][number]['signatures'] {
+  return rrsigs.map((s) => ({
+    owner: normalizeName(s.name),
+    covers: s.data.typeCovered,
+    key_tag: s.data.keyTag,
+    algorithm: s.data.algorithm,
+    signer: normalizeName(s.data.signersName),
+    inception: rrsigTime(s.data.inception),
+    expiration: rrsigTime(s.data.expiration),
+  }));
+}
+
+function linkView(link: ZoneLink): DnssecResponse['chain'][number] {
+  const findings: Finding[] = [];
+  const dnskeys = link.dnskeys.map((k) => {
+    const info = dnskeyInfo(k.data);
+    for (const f of algorithmFindings(k.data.algorithm, info.bits))
+      findings.push({
+        severity: 'warning',
+        code: f.code,
+        message: `${link.zone} key ${info.keyTag}: ${f.detail}`,
+      });
+    return {
+      key_tag: info.keyTag,
+      flags: k.data.flags,
+      role: info.sep ? ('KSK' as const) : ('ZSK' as const),
+      algorithm: k.data.algorithm,
+      algorithm_name: algorithmName(k.data.algorithm),
+      bits: info.bits ?? null,
+      revoked: info.revoked,
+      supported: info.supported,
+      matched_by_ds: link.matchedKeyTags.includes(info.keyTag),
+      signs_keyset: link.signingKeyTag === info.keyTag,
+    };
+  });
+  const ds = link.ds.map((d) => {
+    for (const f of digestFindings(d.data.digestType))
+      findings.push({
+        severity: 'warning',
+        code: f.code,
+        message: `DS ${d.data.keyTag} for ${link.zone}: ${f.detail}`,
+      });
+    return {
+      key_tag: d.data.keyTag,
+      algorithm: d.data.algorithm,
+      algorithm_name: algorithmName(d.data.algorithm),
+      digest_type: d.data.digestType,
+      digest: d.data.digest.toString('hex').toUpperCase(),
+      supported: dsSupported(d.data),
+      matches_key: link.dnskeys.some((k) => dsMatchesKey(d.data, link.zone, k.data).ok),
+    };
+  });
+  return {
+    zone: link.zone,
+    status: link.status,
+    reason: link.reason,
+    anchored: link.anchored,
+    ds,
+    dnskeys,
+    signatures: signatures([...link.dsRrsigs, ...link.dnskeyRrsigs]),
+    findings,
+  };
+}
+
+export function shapeDnssec(
+  target: string,
+  type: string,
+  result: ValidationResult,
+  checkedAt: Date,
+): DnssecResponse {
+  const { resolution } = result;
+  const records = resolution.answer.filter((r) => r.type !== 'RRSIG') as DnsRecord[];
+  const rrsigs = resolution.answer.filter((r) => r.type === 'RRSIG') as unknown as RrsigRecord[];
+  const findings: Finding[] = [];
+  for (const s of result.answerSignatures) {
+    if (s.expiresIn < EXPIRY_WARNING_SECONDS)
+      findings.push({
+        severity: 'warning',
+        code: 'signature_expires_soon',
+        message: `The signature over ${s.owner}/${s.type} expires in ${Math.max(0, Math.floor(s.expiresIn / 3600))} hours: re-signing must happen before then, or validating resolvers answer SERVFAIL.`,
+      });
+  }
+  for (const f of result.engineFindings)
+    if (f.severity === 'warning' || f.code !== 'no_usable_servers')
+      findings.push({ severity: f.severity, code: f.code, message: f.detail });
+  const denial = result.denial;
+  return {
+    target,
+    type,
+    status: result.status,
+    reason: result.reason,
+    chain: result.chain.map(linkView),
+    answer: {
+      rcode: resolution.rcode,
+      records: records.map((r) => ({
+        name: normalizeName(r.name),
+        type: r.type,
+        ttl: r.ttl ?? 0,
+        data: text(r),
+      })),
+      signatures: signatures(rrsigs),
+      denial: denial
+        ? {
+            status: denial.status,
+            kind: denial.status === 'failed' ? null : (denial.kind ?? null),
+            records: denial.records.map((r) => ({
+              name: normalizeName(r.name),
+              type: r.type,
+              data: text(r),
+            })),
+          }
+        : null,
+    },
+    findings,
+    queries: result.queries.length,
+    checked_at: checkedAt.toISOString(),
+    source: ENGINE_PROVIDER.name,
+    source_id: ENGINE_PROVIDER.id,
+    providers_tried: [{ id: ENGINE_PROVIDER.id, name: ENGINE_PROVIDER.name, status: 'ok' }],
+  };
+}
+
+/** Seconds the answer may be kept: its TTLs, the chain's, and the first validating signature's expiry. */
+export function cacheSeconds(result: ValidationResult): number {
+  if (result.status === 'indeterminate') return 0;
+  const ttls = [
+    ...result.resolution.answer.map((r) => r.ttl ?? 0),
+    ...result.resolution.authority.map((r) => r.ttl ?? 0),
+    ...result.chain.flatMap((l) => [...l.ds, ...l.dnskeys].map((r) => r.ttl ?? MAX_CACHE_SECONDS)),
+    ...result.answerSignatures.map((s) => s.expiresIn),
+  ].filter((t) => t > 0);
+  return Math.min(MAX_CACHE_SECONDS, ...ttls);
+}
+
+export type DnssecDeps = Pick<AppContext, 'clock' | 'loader' | 'dnsEngine' | 'trustAnchors'>;
+
+/** The question as asked: the type in upper case, one of DNSSEC_TYPES; the name normalized (IDN, URL, PTR rules of /api/dns). */
+export function dnssecQuestion(target: string, type: string | undefined): { name: string; type: string } {
+  const upper = (type ?? 'A').toUpperCase();
+  if (!(DNSSEC_TYPES as readonly string[]).includes(upper))
+    throw badInput('type', `must be one of ${DNSSEC_TYPES.join(', ')}`);
+  // DS, DNSKEY and TLSA are not /api/dns types; their names follow the same rules as an A question's.
+  const asDns = (DNS_API_TYPES as readonly string[]).includes(upper) ? (upper as DnsApiType) : 'A';
+  return { name: parseDnsQuestion(target, asDns).name, type: upper };
+}
+
+export async function lookupDnssec(
+  deps: DnssecDeps,
+  target: string,
+  type: string | undefined,
+  signal?: AbortSignal,
+): Promise<{ body: DnssecResponse; cache: Freshness }> {
+  const question = dnssecQuestion(target, type);
+  const loaded = await deps.loader.load(`dnssec:${question.type}:${question.name}`, async () => {
+    const now = new Date(deps.clock());
+    const result = await validate(deps.dnsEngine, question.name, question.type, {
+      anchors: deps.trustAnchors,
+      now,
+      ...(signal ? { signal } : {}),
+    });
+    return { value: shapeDnssec(question.name, question.type, result, now), ttl: cacheSeconds(result) };
+  });
+  return { body: loaded.value, cache: freshness(loaded) };
+}
