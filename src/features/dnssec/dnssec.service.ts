@@ -185,8 +185,9 @@ export function dnssecQuestion(target: string, type: string | undefined): { name
   const upper = (type ?? 'A').toUpperCase();
   if (!(DNSSEC_TYPES as readonly string[]).includes(upper))
     throw badInput('type', `must be one of ${DNSSEC_TYPES.join(', ')}`);
-  // DS, DNSKEY and TLSA are not /api/dns types; their names follow the same rules as an A question's.
-  const asDns = (DNS_API_TYPES as readonly string[]).includes(upper) ? (upper as DnsApiType) : 'A';
+  // DS, DNSKEY and TLSA are not /api/dns types.
+  // TXT's name rules allow the underscore labels a TLSA name has (_25._tcp.mx.example).
+  const asDns = (DNS_API_TYPES as readonly string[]).includes(upper) ? (upper as DnsApiType) : 'TXT';
   return { name: parseDnsQuestion(target, asDns).name, type: upper };
 }
 

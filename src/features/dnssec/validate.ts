@@ -28,10 +28,12 @@ import type {
 import {
   dnskeyInfo,
   dsMatchesKey,
+  isAlgorithmSupported,
   isBelow,
   type Nsec3Record,
   type NsecRecord,
   normalizeName,
+  nsec3Matches,
   proveNsec3Nodata,
   proveNsec3Nxdomain,
   proveNsec3WildcardAnswer,
@@ -99,6 +101,39 @@ export interface ValidateOptions {
 }
 
 export const VALIDATION_QUERY_BUDGET = 150;
+
+/**
+ * The zone whose keys must have signed an RRset: its RRSIG's signer when that is the owner or an
+ * ancestor of it (a DS is signed by the parent: never the owner), else the owner itself. Names
+ * between the signer and the owner need no DS question: the signer's signature covers them
+ * unless there is a cut, and a cut's data would be signed by the child.
+ */
+function signerZone(owner: string, type: string, rrsigs: readonly RrsigRecord[]): string {
+  const signer = rrsigs.find((s) => normalizeName(s.name) === owner && s.data.typeCovered === type)?.data
+    .signersName;
+  if (signer !== undefined) {
+    const zone = normalizeName(signer);
+    if (zone === owner ? type !== 'DS' : isBelow(owner, zone) || zone === '.') return zone;
+  }
+  return type === 'DS' ? (parentOf(owner) ?? owner) : owner;
+}
+
+function isAtOrAbove(zone: string, name: string): boolean {
+  const z = normalizeName(zone);
+  return z === '.' || z === normalizeName(name) || isBelow(name, z);
+}
+
+function parentOf(name: string): string | undefined {
+  const n = normalizeName(name);
+  if (n === '.') return undefined;
+  const dot = n.indexOf('.');
+  return dot < 0 ? '.' : n.slice(dot + 1);
+}
+
+/** The catalogue's names for src/dnssec's insecure denials. */
+function insecureCode(code: string): string {
+  return code === 'opt_out' ? 'nsec3_opt_out' : code;
+}
 
 const RANK: Record<ValidationStatus, number> = { secure: 0, insecure: 1, indeterminate: 2, bogus: 3 };
 
@@ -203,13 +238,16 @@ export class Validation {
     const usable = usableDs(ds);
     if (usable.length === 0 && trustedKeys.length === 0) {
       const algorithms = [...new Set(ds.map((d) => `${d.data.algorithm}/${d.data.digestType}`))].join(', ');
+      const code = ds.every((d) => !isAlgorithmSupported(d.data.algorithm))
+        ? 'ds_algorithm_unsupported'
+        : 'ds_digest_unsupported';
       return this.#link(zone, {
         ...base,
         status: 'insecure',
         reason: {
-          code: 'unsupported_algorithm',
+          code,
           zone,
-          detail: `the DS records for ${zone} name only algorithms or digests this validator does not support (${algorithms}): the zone is treated as unsigned (RFC 4035 §5.2, RFC 6840 §5.2)`,
+          detail: `the DS records for ${zone} name only algorithms or digest types this validator does not implement (algorithm/digest ${algorithms}): the zone is treated as unsigned (RFC 4035 §5.2, RFC 6840 §5.2)`,
         },
       });
     }
@@ -232,14 +270,28 @@ export class Validation {
     const matchedKeyTags = matched.map((k) => dnskeyInfo(k.data).keyTag);
     if (matched.length === 0) {
       const tags = usable.map((d) => d.data.keyTag).join(', ');
+      const served = dnskeys.map((k) => dnskeyInfo(k.data).keyTag).join(', ');
+      // A key with the DS's tag and algorithm whose digest differs is another fault than a key that is not there.
+      const named = usable.some((d) =>
+        dnskeys.some((k) => {
+          const m = dsMatchesKey(d.data, zone, k.data);
+          return !m.ok && m.code === 'ds_digest_mismatch';
+        }),
+      );
       return this.#link(zone, {
         ...base,
         status: 'bogus',
-        reason: {
-          code: 'ds_mismatch',
-          zone,
-          detail: `no DNSKEY of ${zone} matches its DS (key tag ${tags}): the keys served are ${dnskeys.map((k) => dnskeyInfo(k.data).keyTag).join(', ')}`,
-        },
+        reason: named
+          ? {
+              code: 'ds_digest_mismatch',
+              zone,
+              detail: `the DS for ${zone} names its key ${tags} by tag and algorithm, but that key's digest is not the DS's`,
+            }
+          : {
+              code: 'no_dnskey_matches_ds',
+              zone,
+              detail: `no DNSKEY of ${zone} matches its DS (key tag ${tags}); the keys served are ${served}`,
+            },
       });
     }
     const verified = verifyRRset({ rrset: dnskeys, rrsigs: dnskeyRrsigs, dnskeys: matched, now: this.#now });
@@ -374,17 +426,30 @@ export class Validation {
       if (proof.status === 'insecure') {
         return this.#link(child, {
           status: 'insecure',
-          reason: { code: proof.code, zone: child, detail: proof.detail },
+          reason: {
+            code: insecureCode(proof.code),
+            // Past 150 iterations the parent's own proofs are what cannot be trusted; an opt-out span ends at the child.
+            zone: proof.code === 'opt_out' ? child : link.zone,
+            detail: proof.detail,
+          },
         });
       }
       if (proof.kind === 'insecure_delegation') {
+        // An NSEC3 at the child's own name proves NS without DS; without one, an opt-out span covers it (RFC 5155 §6).
+        const optOut = records.nsec3.length > 0 && !records.nsec3.some((r) => nsec3Matches(r, child));
         return this.#link(child, {
           status: 'insecure',
-          reason: {
-            code: 'no_ds',
-            zone: child,
-            detail: `${child} is delegated from ${link.zone} without DS (proven by ${proof.records[0]?.type ?? 'NSEC'}): the zone is unsigned`,
-          },
+          reason: optOut
+            ? {
+                code: 'nsec3_opt_out',
+                zone: child,
+                detail: `${child} falls in an opt-out NSEC3 span of ${link.zone}: it may be delegated without DS, so it is treated as unsigned (RFC 5155 §6)`,
+              }
+            : {
+                code: 'no_ds',
+                zone: child,
+                detail: `${child} is delegated from ${link.zone} without DS (proven by ${proof.records[0]?.type ?? 'NSEC'}): the zone is unsigned`,
+              },
         });
       }
       if (nx || proof.kind !== 'no_ds') return link;
@@ -438,7 +503,7 @@ export async function validate(
       }
       for (const [key, rrset] of sets) {
         const owner = key.slice(0, key.lastIndexOf('/'));
-        const link = await v.chainTo(owner);
+        const link = await v.chainTo(signerZone(owner, rrset[0]!.type, rrsigs));
         if (link.status !== 'secure') {
           verdict = worst(verdict, link);
           continue;
@@ -480,7 +545,9 @@ export async function validate(
         const last = resolution.answer.at(-1);
         const qname =
           last?.type === 'CNAME' ? normalizeName((last.data as string) ?? name) : normalizeName(name);
-        const link = await v.chainTo(qname);
+        // The zone that answered is the SOA's owner (for a DS question, the parent's): its keys sign the denial.
+        const soa = resolution.authority.find((r) => r.type === 'SOA');
+        const link = await v.chainTo(soa && isAtOrAbove(soa.name, qname) ? normalizeName(soa.name) : qname);
         if (link.status !== 'secure') verdict = worst(verdict, link);
         else {
           const records = v.denialRecordsFor(link, resolution.authority);
@@ -514,7 +581,7 @@ export async function validate(
             else if (denial.status === 'insecure')
               verdict = worst(verdict, {
                 status: 'insecure',
-                reason: { code: denial.code, zone: link.zone, detail: denial.detail },
+                reason: { code: insecureCode(denial.code), zone: link.zone, detail: denial.detail },
               });
           }
         }
