@@ -80,7 +80,7 @@ export interface BindHierarchy {
   close(): Promise<void>;
 }
 
-/** At most `limit` of `tasks` at once (two cores: keygen and signzone are CPU-bound). */
+/** `task` over `items`, at most `limit` at once (keygen and signzone are CPU-bound; CI has two cores). */
 async function pool<T, R>(items: T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
