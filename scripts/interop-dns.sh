@@ -4,8 +4,9 @@
 # Starts unbound on loopback with the zone in test/interop/unbound-zone.conf,
 # listening for UDP and TCP on 127.0.0.1:5399, DNS over TLS on :8853 and DNS
 # over HTTPS (HTTP/2) on :8453 with a certificate from the test CA, then runs
-# test/interop, which asks the same questions through our client over each
-# transport and compares the answers with dig's. Ports can be moved with
+# test/interop/dns-unbound.test.ts (the other interop suites have scripts of
+# their own or run in npm test), which asks the same questions through our
+# client over each transport and compares the answers with dig's. Ports can be moved with
 # INTEROP_DNS_PORT, INTEROP_DOT_PORT and INTEROP_DOH_PORT.
 #
 # Needs unbound (built with libnghttp2, as Debian's is) and dig; installs both
@@ -92,4 +93,4 @@ NETDIAG_INTEROP_DNS_TCP="tcp://127.0.0.1:$dns_port" \
 NETDIAG_INTEROP_DNS_DOT="tls://127.0.0.1:$dot_port" \
 NETDIAG_INTEROP_DNS_DOH="https://127.0.0.1:$doh_port/dns-query" \
 NETDIAG_INTEROP_DNS_CA="$work/ca.pem" \
-  npx vitest run test/interop
+  npx vitest run test/interop/dns-unbound.test.ts

@@ -22,6 +22,7 @@
  *
  * A start takes a few seconds (keys, ~30 zones signed, named): share one per test file.
  */
+import { randomInt } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,7 +80,7 @@ export interface BindHierarchy {
   close(): Promise<void>;
 }
 
-/** At most `limit` of `tasks` at once (two cores: keygen and signzone are CPU-bound). */
+/** `task` over `items`, at most `limit` at once (keygen and signzone are CPU-bound; CI has two cores). */
 async function pool<T, R>(items: T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
@@ -141,6 +142,8 @@ interface Built {
   keys: Map<string, ZoneKey[]>;
   ds: Map<string, string[]>;
   addresses: Record<ServerRole, string>;
+  /** Every zone's SOA serial: this start's own, so an answer from another named is told apart. */
+  serial: number;
 }
 
 function zoneText(plan: ZonePlan, b: Built, extra: string[]): string {
@@ -149,7 +152,7 @@ function zoneText(plan: ZonePlan, b: Built, extra: string[]): string {
   const lines = [
     '$TTL 300',
     `$ORIGIN ${fqdn(plan.zone)}`,
-    `@ IN SOA ${ns}. hostmaster.nic.test. 1 3600 600 86400 300`,
+    `@ IN SOA ${ns}. hostmaster.nic.test. ${b.serial} 3600 600 86400 300`,
     `@ IN NS ${ns}.`,
     ...plan.records,
     ...extra,
@@ -235,7 +238,7 @@ export async function startBindHierarchy(opts: BindHierarchyOptions = {}): Promi
     const keysDone = Date.now();
 
     const files: Record<string, string> = {};
-    const built = { plans, keys, ds, addresses: serverAddresses };
+    const built = { plans, keys, ds, addresses: serverAddresses, serial: randomInt(1, 2 ** 31) };
     await pool(plans, 4, async (plan) => {
       const input = join(dir, `${plan.zone === '.' ? 'root' : plan.zone}.zone`);
       await writeFile(input, zoneText(plan, built, opts.records?.[plan.zone] ?? []));
@@ -263,7 +266,7 @@ export async function startBindHierarchy(opts: BindHierarchyOptions = {}): Promi
       `. 3600000 IN NS ${root}.\n${root}. 3600000 IN A ${serverAddresses.root}\n`,
     );
 
-    named = await startNamed(dir, plans, files, serverAddresses);
+    named = await startNamed({ dir, plans, files, addresses: serverAddresses, serial: built.serial });
     const ready = Date.now();
     return {
       rootHints: [serverAddresses.root],

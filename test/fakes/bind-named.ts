@@ -109,29 +109,47 @@ export async function udpAnswers(address: string): Promise<boolean> {
 }
 
 /**
- * Waits until every zone answers its SOA with authority from its own server: a zone named
- * could not load answers SERVFAIL, and an address another named holds would not answer so.
+ * Waits until every zone answers its SOA with authority, from its own server, with this
+ * start's serial: a zone named could not load answers SERVFAIL, and a named left over from
+ * a test process that was killed (holding the address, so this one could not listen) would
+ * answer with another serial.
  */
-async function waitForZones(child: ChildProcess, log: string, plans: ZonePlan[], addresses: ServerAddresses) {
+async function waitForZones(child: ChildProcess, log: string, o: NamedOptions) {
   const deadline = Date.now() + 15_000;
-  for (const plan of plans) {
+  for (const plan of o.plans) {
+    const address = o.addresses[plan.server];
     for (;;) {
-      const answer = await udpQuery(addresses[plan.server], fqdn(plan.zone), 'SOA');
+      const answer = await udpQuery(address, fqdn(plan.zone), 'SOA');
       const rcode = answer && (answer.flags ?? 0) & 0xf;
-      if (rcode === 0 && answer?.flag_aa) break;
+      const soa = answer?.answers?.find((rr) => rr.type === 'SOA');
+      const serial = soa?.type === 'SOA' ? soa.data.serial : undefined;
+      if (rcode === 0 && answer?.flag_aa && serial === o.serial) break;
       if (child.exitCode !== null || Date.now() > deadline) {
         const why =
           child.exitCode !== null
             ? `named exited (${child.exitCode})`
-            : `${plan.zone}: ${answer ? `rcode ${rcode}` : 'no answer'}`;
+            : !answer
+              ? `${plan.zone}: no answer from ${address}`
+              : rcode !== 0 || !answer.flag_aa
+                ? `${plan.zone}: rcode ${rcode}, aa ${answer.flag_aa}`
+                : `${plan.zone}: serial ${serial}, not ${o.serial}: another named holds ${address}`;
         const tail = (await readFile(log, 'utf8')).split('\n').slice(-30).join('\n');
         throw new Error(`bind hierarchy did not start: ${why}; named's log:\n${tail}`);
       }
       if (answer) await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
-  if (!(await udpAnswers(addresses.resolver)))
+  if (!(await udpAnswers(o.addresses.resolver)))
     throw new Error('bind hierarchy: the resolver view does not answer');
+}
+
+/**
+ * The command that runs `argv` and kills it with SIGKILL if this process dies first
+ * (setpriv --pdeathsig, util-linux), so no server outlives a killed test worker.
+ */
+export function dyingWithUs(argv: string[]): string[] {
+  const setpriv = findTool('setpriv');
+  return setpriv ? [setpriv, '--pdeathsig', 'KILL', ...argv] : argv;
 }
 
 export interface NamedProcess {
@@ -139,16 +157,21 @@ export interface NamedProcess {
   stop(): Promise<void>;
 }
 
+export interface NamedOptions {
+  dir: string;
+  plans: ZonePlan[];
+  files: Record<string, string>;
+  addresses: ServerAddresses;
+  /** The SOA serial of every zone. */
+  serial: number;
+}
+
 /** Starts named (foreground, its own config and directory under `dir`) and waits for every zone. */
-export async function startNamed(
-  dir: string,
-  plans: ZonePlan[],
-  files: Record<string, string>,
-  addresses: ServerAddresses,
-): Promise<NamedProcess> {
+export async function startNamed(o: NamedOptions): Promise<NamedProcess> {
+  const { dir, addresses } = o;
   const ip = findTool('ip')!;
   const conf = join(dir, 'named.conf');
-  await writeFile(conf, namedConf(dir, plans, files, addresses));
+  await writeFile(conf, namedConf(dir, o.plans, o.files, addresses));
   const { stdout } = await run(ip, ['-o', '-4', 'addr', 'show', 'dev', 'lo']);
   const added: string[] = [];
   let child: ChildProcess | undefined;
@@ -178,13 +201,12 @@ export async function startNamed(
       added.push(a);
     }
     const fd = openSync(log, 'a');
-    const started = spawn(findTool('named')!, ['-g', '-4', '-n', '1', '-c', conf], {
-      stdio: ['ignore', fd, fd],
-    });
+    const [command, ...args] = dyingWithUs([findTool('named')!, '-g', '-4', '-n', '1', '-c', conf]);
+    const started = spawn(command!, args, { stdio: ['ignore', fd, fd] });
     closeSync(fd);
     child = started;
     process.once('exit', kill);
-    await waitForZones(started, log, plans, addresses);
+    await waitForZones(started, log, o);
     return { log, stop };
   } catch (err) {
     await stop();

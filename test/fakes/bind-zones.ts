@@ -25,7 +25,7 @@ export type DsMode =
   | 'match' // the DS of the zone's KSK (or CSK)
   | 'none' // an unsigned delegation
   | 'other-key' // the DS of a key the zone does not publish
-  | 'bad-digest' // the zone's key tag and algorithm, a digest off by one bit
+  | 'bad-digest' // the zone's key tag and algorithm, the digest's last hex digit changed
   | 'private-algorithm' // only a DS for an algorithm-253 (PRIVATEDNS) DNSKEY
   | 'unsupported-digest'; // only a DS of digest type 3 (GOST R 34.11-94), which no one here implements
 

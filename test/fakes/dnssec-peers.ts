@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Verdict } from './bind-cases.js';
 import type { BindHierarchy } from './bind-hierarchy.js';
-import { findTool, udpAnswers } from './bind-named.js';
+import { dyingWithUs, findTool, udpAnswers } from './bind-named.js';
 
 const run = promisify(execFile);
 
@@ -165,7 +165,8 @@ export async function startValidatingUnbound(
   const logFile = join(dir, `unbound-${address}.log`);
   await writeFile(conf, unboundConf(h, address));
   const out = openSync(join(dir, `unbound-${address}.out`), 'a');
-  const child: ChildProcess = spawn(findTool('unbound')!, ['-d', '-p', '-c', conf], {
+  const [command, ...args] = dyingWithUs([findTool('unbound')!, '-d', '-p', '-c', conf]);
+  const child: ChildProcess = spawn(command!, args, {
     stdio: ['ignore', out, out],
   });
   closeSync(out);
