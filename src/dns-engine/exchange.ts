@@ -29,7 +29,14 @@ export const DNS_PORT = 53;
 
 export type ExchangeResult =
   | { ok: true; message: DecodedMessage; wire: Buffer; ms: number }
-  | { ok: false; error: 'timeout' | 'network' | 'bad_response'; detail: string; ms: number };
+  | {
+      ok: false;
+      error: 'timeout' | 'network' | 'bad_response';
+      detail: string;
+      /** The system's error code for a network failure (ECONNREFUSED, ENETUNREACH, ...). */
+      code?: string;
+      ms: number;
+    };
 
 export interface ExchangeOptions {
   transport: 'udp' | 'tcp';
@@ -85,7 +92,14 @@ export async function exchange(
     if (!(err instanceof ProviderError)) throw err;
     const error =
       err.kind === 'timeout' ? 'timeout' : err.kind === 'bad_response' ? 'bad_response' : 'network';
-    return { ok: false, error, detail: err.message, ms: elapsed() };
+    const code = (err.cause as { code?: unknown } | undefined)?.code;
+    return {
+      ok: false,
+      error,
+      detail: err.message,
+      ...(typeof code === 'string' ? { code } : {}),
+      ms: elapsed(),
+    };
   }
 }
 

@@ -12,6 +12,11 @@
  *   (load spread over a zone's servers, as resolvers do); the rest after them,
  *   fastest first.
  *
+ * - An address that cannot be reached at all (a closed port, no route) is put
+ *   last; "no route" (ENETUNREACH: a host without IPv6, say) puts its whole
+ *   address family last, so the roots' IPv6 addresses cost one failed send,
+ *   not thirteen.
+ *
  * Kept in process, not in the shared cache: a round-trip time is a property
  * of this machine's path to the server (another instance elsewhere measures
  * its own), and it changes with every query. Entries go after HOST_TTL_MS
@@ -28,6 +33,8 @@ const RTT_MIN_TIMEOUT_MS = 50;
 const RTT_MAX_TIMEOUT_MS = 120_000;
 const HOST_TTL_MS = 900_000;
 const MAX_HOSTS = 10_000;
+/** Errors that say the address's family has no route from here, not that this server is down. */
+const NO_ROUTE = new Set(['ENETUNREACH', 'EADDRNOTAVAIL', 'EAFNOSUPPORT']);
 
 interface RttInfo {
   srtt: number;
@@ -48,6 +55,8 @@ function fresh(): RttInfo {
 export class ServerSelection {
   readonly #hosts = new LRUCache<string, RttInfo>({ max: MAX_HOSTS, ttl: HOST_TTL_MS });
   readonly #random: () => number;
+  /** Until when (performance.now()) an address family is taken to have no route. */
+  readonly #familyDown = new Map<4 | 6, number>();
 
   constructor(opts: { random?: () => number } = {}) {
     this.#random = opts.random ?? Math.random;
@@ -68,18 +77,36 @@ export class ServerSelection {
     this.#hosts.set(address, r);
   }
 
-  /** No response within `waitedMs` (or the address could not be reached): back off. */
-  lost(address: string, waitedMs: number): void {
+  /**
+   * No response within `waitedMs`, asked when its RTO was `rtoAtSend`: back off to twice what
+   * it was given (exponential backoff).
+   */
+  lost(address: string, rtoAtSend: number, waitedMs: number): void {
     const r = { ...(this.#hosts.get(address) ?? fresh()) };
     // As unbound's rtt_lost: a concurrent success that already lowered the RTO wins.
-    if (r.rto < waitedMs) return;
-    r.rto = Math.min(RTT_MAX_TIMEOUT_MS, Math.max(r.rto, waitedMs * 2));
+    if (r.rto < rtoAtSend) return;
+    r.rto = Math.min(RTT_MAX_TIMEOUT_MS, Math.max(r.rto, 2 * Math.max(rtoAtSend, waitedMs)));
     this.#hosts.set(address, r);
+  }
+
+  /** The address could not be reached (`code`: the system's error): last until it answers again. */
+  unreachable(address: string, code?: string): void {
+    const r = { ...(this.#hosts.get(address) ?? fresh()) };
+    r.rto = RTT_MAX_TIMEOUT_MS;
+    this.#hosts.set(address, r);
+    if (code !== undefined && NO_ROUTE.has(code)) {
+      this.#familyDown.set(family(address), performance.now() + HOST_TTL_MS);
+    }
   }
 
   /** The addresses in the order to try them. */
   order(addresses: readonly string[]): string[] {
-    const scored = addresses.map((address) => ({ address, score: this.timeoutMs(address) }));
+    const now = performance.now();
+    const down = (address: string) => (this.#familyDown.get(family(address)) ?? 0) > now;
+    const scored = addresses.map((address) => ({
+      address,
+      score: this.timeoutMs(address) + (down(address) ? RTT_MAX_TIMEOUT_MS : 0),
+    }));
     scored.sort((a, b) => a.score - b.score);
     const best = scored[0]?.score ?? 0;
     const band = scored.filter((s) => s.score <= best + RTT_BAND_MS).map((s) => s.address);
@@ -90,4 +117,8 @@ export class ServerSelection {
     }
     return [...band, ...rest];
   }
+}
+
+function family(address: string): 4 | 6 {
+  return address.includes(':') ? 6 : 4;
 }

@@ -179,8 +179,13 @@ async function askOne(
         });
         return undefined;
       }
-      deps.selection.lost(address, wait);
-      silent.add(address);
+      if (result.error === 'timeout') {
+        deps.selection.lost(address, rto, wait);
+        silent.add(address);
+      } else {
+        // Refused or unroutable: asking again in this request would only fail again.
+        deps.selection.unreachable(address, result.code);
+      }
       const what = result.error === 'timeout' ? `did not answer within ${wait} ms` : 'could not be reached';
       req.report({
         ...base,

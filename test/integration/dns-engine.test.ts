@@ -9,13 +9,14 @@
  *
  * Port 53: run in a network namespace (vitest.config.ts NEEDS_LOW_PORTS).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryCache } from '../../src/cache/memory.js';
 import {
   IterativeResolver,
   type IterativeResolverOptions,
   type ResolveResult,
 } from '../../src/dns-engine/index.js';
+import { ProviderError } from '../../src/errors.js';
 import { type FakeHierarchy, startAuthoritativeServers } from '../fakes/dns-authoritative.js';
 import { ADDR, ALLOW_CIDRS, HIERARCHY } from '../fixtures/dns-engine/hierarchy.js';
 
@@ -198,7 +199,10 @@ describe('iterative resolution', () => {
 
   it('retries a silent server at the next, and asks the fast one first from then on (smoothed RTT)', async () => {
     h.server(ADDR.slowDead).set({ drop: true });
-    const { resolver } = engine();
+    // First the listed order (the silent server first); then swaps, which would put the silent
+    // server first again if it were still among the fast ones.
+    let swap = false;
+    const { resolver } = engine({ random: () => (swap ? 0 : 0.999_999) });
     const first = await resolver.resolve('www.slow.test', 'A');
     expect(data(first, 'A')).toEqual(['192.0.2.7']);
     expect(received(ADDR.slowDead)).toBe(1);
@@ -211,10 +215,35 @@ describe('iterative resolution', () => {
       error: 'timeout',
     });
 
+    swap = true;
     const second = await resolver.resolve('www2.slow.test', 'A');
     expect(data(second, 'A')).toEqual(['192.0.2.17']);
     expect(second.queries.map((q) => q.server)).toEqual([ADDR.slowLive]);
     expect(received(ADDR.slowDead)).toBe(1);
+  });
+
+  it('passes over a server that cannot be reached, reports it, and asks it last from then on', async () => {
+    // Nothing listens at 127.0.0.9: the datagram comes back as a port unreachable (ECONNREFUSED).
+    const { resolver } = engine({ rootHints: ['127.0.0.9', ADDR.root] });
+    const first = await resolver.resolve('www.example.test', 'A');
+    expect(first.status).toBe('answer');
+    expect(first.queries[0]).toMatchObject({ server: '127.0.0.9', rcode: null, error: 'network' });
+    expect(first.findings).toContainEqual(
+      expect.objectContaining({ code: 'server_unresponsive', server: '127.0.0.9', zone: '.' }),
+    );
+    const second = await resolver.resolve('www.hoster.alt', 'A');
+    expect(second.queries.map((q) => q.server)).not.toContain('127.0.0.9');
+  });
+
+  it('rejects when the caller’s signal aborts, without waiting for a silent server', async () => {
+    h.server(ADDR.slowDead).set({ drop: true });
+    const { resolver } = engine({ minTimeoutMs: 3000 });
+    const controller = new AbortController();
+    const pending = resolver.resolve('www.slow.test', 'A', { signal: controller.signal });
+    await vi.waitFor(() => expect(received(ADDR.slowDead)).toBe(1));
+    controller.abort(new ProviderError('timeout', 'the request deadline passed'));
+    await expect(pending).rejects.toMatchObject({ name: 'ProviderError', kind: 'timeout' });
+    expect(received(ADDR.slowLive)).toBe(0);
   });
 
   it('reports a lame server and gets the answer from the zone’s other server', async () => {

@@ -164,6 +164,9 @@ export function udpExchange<T>(
       }
       if (value !== undefined) finish(undefined, value);
     });
-    socket.connect(port, host, () => send());
+    // A failed connect (no route to the address's family: ENETUNREACH) goes to this callback, not
+    // to 'error'; sending on the unconnected socket would throw outside any handler.
+    const connected = (err?: Error) => (err ? finish(classifyError(err, url)) : send());
+    socket.connect(port, host, connected as () => void);
   });
 }
