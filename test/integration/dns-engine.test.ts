@@ -121,6 +121,8 @@ describe('iterative resolution', () => {
     expect(r.status).toBe('answer');
     expect(data(r, 'A')).toEqual(['192.0.2.5']);
     expect(h.server(ADDR.attacker).packets).toBe(0);
+    // root, test, evil.test; ns1.bank.test from test and bank.test; then the answer from bank's server.
+    expect(h.total()).toBe(6);
     expect(r.findings).toContainEqual(
       expect.objectContaining({
         code: 'glue_out_of_bailiwick',
@@ -170,6 +172,25 @@ describe('iterative resolution', () => {
     expect(h.total()).toBe(3);
   });
 
+  it('stops looking name servers up past the depth limit', async () => {
+    const { resolver } = engine();
+    const r = await resolver.resolve('www.d1.test', 'A');
+    expect(r.status).toBe('failed');
+    expect(r.findings).toContainEqual(
+      expect.objectContaining({ code: 'depth_limit', zone: 'd5.test', name: 'ns.d6.test' }),
+    );
+    // root, test; then test once for each of ns.d2.test .. ns.d5.test; ns.d6.test is not looked up.
+    expect(r.queries.map((q) => q.qname)).toEqual([
+      'www.d1.test',
+      'www.d1.test',
+      'ns.d2.test',
+      'ns.d3.test',
+      'ns.d4.test',
+      'ns.d5.test',
+    ]);
+    expect(h.total()).toBe(6);
+  });
+
   it('ends an NXNS referral (30 name servers under a zone that does not exist) after 6 lookups', async () => {
     const { resolver } = engine();
     const r = await resolver.resolve('www.nxns.evil.test', 'A');
@@ -210,6 +231,7 @@ describe('iterative resolution', () => {
     expect(data(first, 'A')).toEqual(['192.0.2.7']);
     expect(received(ADDR.slowDead)).toBe(1);
     expect(received(ADDR.slowLive)).toBe(1);
+    expect(h.total()).toBe(4);
     expect(first.findings).toContainEqual(
       expect.objectContaining({ code: 'server_unresponsive', server: ADDR.slowDead, zone: 'slow.test' }),
     );
