@@ -113,7 +113,11 @@ export class IterativeResolver {
     };
   }
 
-  /** Resolves `name`/`type` from the root (or the closest cached cut). Rejects only when `signal` aborts. */
+  /**
+   * Resolves `name`/`type` from the root (or the closest cached cut). A failed resolution is a
+   * result (status 'failed'); it rejects only when `signal` aborts, or with a 400 for a name
+   * that cannot be asked (InvalidDnsNameError).
+   */
   async resolve(name: string, type: EngineQueryType, opts: ResolveOptions = {}): Promise<ResolveResult> {
     const qname = normalizeDnsName(name);
     const req = new RequestState(this.#budget, opts.signal ?? NEVER);
