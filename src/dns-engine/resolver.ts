@@ -15,10 +15,12 @@
  *   the root hints), referrals are followed down (response.ts decides what a
  *   response is, and which glue is credible); a CNAME leading out of a zone
  *   restarts at its target; a DS question starts at the parent of the name,
- *   where DS lives (RFC 4035 §3.1.4.1).
+ *   where DS lives (RFC 4035 §3.1.4.1), so resolve(zone, 'DS') also tells the
+ *   validator which zone is the parent (the response's `zone`).
  * - askZone(): one question to the zone's own servers (found through the cache
  *   or by walking down to the zone's cut): DNSKEY at a zone, DS at its parent.
- *   DS and DNSKEY responses are cached whole, for their TTL.
+ * - DS and DNSKEY responses, whichever call asked, are cached whole for their
+ *   TTL (infra-cache.ts), so a warm chain costs no query for them.
  * - Name servers without glue are looked up by the same iteration (nested, to
  *   a depth limit); a lookup that is already under way is a delegation loop.
  * - Each request has a query budget and the limits of request.ts, so a loop, a
@@ -76,7 +78,12 @@ interface Trail {
   responses: ZoneResponse[];
 }
 
-type Final = ServerAnswer & {
+/** KEPT_TYPES answers are kept whole in the infrastructure cache, for the validator. */
+const KEPT_TYPES: ReadonlySet<string> = new Set(['DS', 'DNSKEY']);
+
+type Asked = ServerAnswer & { from: 'server' | 'cache' };
+
+type Final = Asked & {
   zone: string;
   verdict: { kind: 'answer' | 'nodata' | 'nxdomain' };
   /** The whole CNAME chain and the records asked for. */
@@ -106,7 +113,11 @@ export class IterativeResolver {
     };
   }
 
-  /** Resolves `name`/`type` from the root (or the closest cached cut). Rejects only when `signal` aborts. */
+  /**
+   * Resolves `name`/`type` from the root (or the closest cached cut). A failed resolution is a
+   * result (status 'failed'); it rejects only when `signal` aborts, or with a 400 for a name
+   * that cannot be asked (InvalidDnsNameError).
+   */
   async resolve(name: string, type: EngineQueryType, opts: ResolveOptions = {}): Promise<ResolveResult> {
     const qname = normalizeDnsName(name);
     const req = new RequestState(this.#budget, opts.signal ?? NEVER);
@@ -155,25 +166,11 @@ export class IterativeResolver {
     const q = normalizeDnsName(qname);
     const req = new RequestState(this.#budget, opts.signal ?? NEVER);
     const common = { zone: z, qname: q, qtype, queries: req.queries, findings: req.findings };
-    const cacheable = qtype === 'DS' || qtype === 'DNSKEY';
-    if (cacheable) {
-      const cached = await this.#infra.getResponse(z, q, qtype);
-      if (cached) {
-        const verdict = classify(cached.message, z, q, qtype);
-        if (verdict.kind !== 'lame') {
-          const got = { server: cached.server, verdict, message: cached.message, wire: Buffer.alloc(0) };
-          return { ...common, status: verdict.kind, response: zoneResponse(z, got, q, qtype, 'cache') };
-        }
-      }
-    }
     try {
-      const cut = await this.#cutFor(req, z);
-      const got = await askZoneServers(this.#deps, req, cut, { name: q, type: qtype }, 0);
-      const kind = got.verdict.kind;
-      if (cacheable && (kind === 'answer' || kind === 'nodata' || kind === 'nxdomain')) {
-        await this.#infra.putResponse(z, q, qtype, { ...got, negative: kind !== 'answer' });
-      }
-      return { ...common, status: kind, response: zoneResponse(z, got, q, qtype, 'server') };
+      // A cached answer needs no cut: it is looked for before the cut is.
+      const got =
+        (await this.#cached(z, q, qtype)) ?? (await this.#ask(req, await this.#cutFor(req, z), q, qtype, 0));
+      return { ...common, status: got.verdict.kind, response: zoneResponse(z, got, q, qtype) };
     } catch (err) {
       if (!(err instanceof Stopped)) throw err;
       return { ...common, status: 'failed', response: undefined };
@@ -231,19 +228,50 @@ export class IterativeResolver {
     qtype: EngineQueryType,
     depth: number,
     trail: Trail,
-  ): Promise<ServerAnswer & { zone: string; verdict: { kind: 'answer' | 'nodata' | 'nxdomain' | 'cname' } }> {
-    let cut = await this.#closestCut(qtype === 'DS' ? parentName(qname) : qname);
-    trail.path.push(cut);
+  ): Promise<Asked & { zone: string; verdict: { kind: 'answer' | 'nodata' | 'nxdomain' | 'cname' } }> {
+    const known = await this.#knownCuts(qtype === 'DS' ? parentName(qname) : qname);
+    let cut = known.at(-1) as ZoneCut;
+    trail.path.push(...known);
     for (let referrals = 0; ; referrals++) {
-      const got = await askZoneServers(this.#deps, req, cut, { name: qname, type: qtype }, depth);
+      const got = await this.#ask(req, cut, qname, qtype, depth);
       const { verdict } = got;
       if (verdict.kind !== 'referral') {
-        trail.responses.push(zoneResponse(cut.zone, got, qname, qtype, 'server'));
+        trail.responses.push(zoneResponse(cut.zone, got, qname, qtype));
         return { ...got, verdict, zone: cut.zone };
       }
       cut = await this.#follow(req, cut, got.server, verdict.referral, referrals);
       trail.path.push(cut);
     }
+  }
+
+  /**
+   * The zone's answer from its servers. DS and DNSKEY answers (and negative answers to them)
+   * come from the cache while their TTL lasts, and are kept there when they do not.
+   */
+  async #ask(
+    req: RequestState,
+    cut: ZoneCut,
+    qname: string,
+    qtype: EngineQueryType,
+    depth: number,
+  ): Promise<Asked> {
+    const cached = await this.#cached(cut.zone, qname, qtype);
+    if (cached) return cached;
+    const got = await askZoneServers(this.#deps, req, cut, { name: qname, type: qtype }, depth);
+    const kind = got.verdict.kind;
+    if (KEPT_TYPES.has(qtype) && (kind === 'answer' || kind === 'nodata' || kind === 'nxdomain')) {
+      await this.#infra.putResponse(cut.zone, qname, qtype, { ...got, negative: kind !== 'answer' });
+    }
+    return { ...got, from: 'server' };
+  }
+
+  async #cached(zone: string, qname: string, qtype: EngineQueryType): Promise<Asked | undefined> {
+    if (!KEPT_TYPES.has(qtype)) return undefined;
+    const cached = await this.#infra.getResponse(zone, qname, qtype);
+    if (!cached) return undefined;
+    const verdict = classify(cached.message, zone, qname, qtype);
+    if (verdict.kind === 'lame') return undefined;
+    return { server: cached.server, verdict, message: cached.message, wire: Buffer.alloc(0), from: 'cache' };
   }
 
   /** The cut a referral leads to: glue checked and reported, the cut cached. */
@@ -286,28 +314,34 @@ export class IterativeResolver {
     return { zone: referral.zone, nameservers, from: 'referral' };
   }
 
-  /** The deepest cut the cache knows above (or at) `name`, else the root from the hints. A copy of its own. */
-  async #closestCut(name: string): Promise<ZoneCut> {
-    for (const zone of selfAndAncestors(name)) {
-      if (zone === '.') break;
-      const cached = await this.#infra.getCut(zone);
-      if (cached) {
-        const nameservers = cached.map((ns) => ({ name: ns.name, addresses: [...ns.addresses] }));
-        return { zone, nameservers, from: 'cache' };
-      }
-    }
-    return {
+  /**
+   * The cuts known at and above `name`: the root from the hints, then every cut the cache holds,
+   * top down; the last is where iteration starts. Copies of their own (a cut gains the addresses
+   * looked up for it).
+   */
+  async #knownCuts(name: string): Promise<ZoneCut[]> {
+    const root: ZoneCut = {
       zone: '.',
       nameservers: this.#rootHints.map((address) => ({ name: null, addresses: [address] })),
       from: 'hints',
     };
+    const zones = selfAndAncestors(name).filter((z) => z !== '.');
+    const cached = await Promise.all(zones.map((zone) => this.#infra.getCut(zone)));
+    const cuts: ZoneCut[] = [root];
+    for (let i = zones.length - 1; i >= 0; i--) {
+      const ns = cached[i];
+      if (!ns) continue;
+      const nameservers = ns.map((n) => ({ name: n.name, addresses: [...n.addresses] }));
+      cuts.push({ zone: zones[i] as string, nameservers, from: 'cache' });
+    }
+    return cuts;
   }
 
   /** `zone`'s own cut: from the cache, or by walking down from the closest known one. */
   async #cutFor(req: RequestState, zone: string): Promise<ZoneCut> {
-    const closest = await this.#closestCut(zone);
-    if (sameName(closest.zone, zone)) return closest;
-    let cut = zone === '.' ? closest : await this.#closestCut(parentName(zone));
+    const known = await this.#knownCuts(zone);
+    let cut = known.at(-1) as ZoneCut;
+    if (sameName(cut.zone, zone)) return cut;
     for (let referrals = 0; ; referrals++) {
       const got = await askZoneServers(this.#deps, req, cut, { name: zone, type: 'NS' }, 0);
       const { verdict } = got;
@@ -378,10 +412,9 @@ export class IterativeResolver {
 
 function zoneResponse(
   zone: string,
-  got: Pick<ServerAnswer, 'server' | 'message'> & { verdict: { sections: Sections } },
+  got: Pick<Asked, 'server' | 'message' | 'from'> & { verdict: { sections: Sections } },
   qname: string,
   qtype: string,
-  from: 'server' | 'cache',
 ): ZoneResponse {
   return {
     zone,
@@ -391,6 +424,6 @@ function zoneResponse(
     rcode: rcodeName(got.message.rcode),
     aa: got.message.flags.aa,
     ...got.verdict.sections,
-    from,
+    from: got.from,
   };
 }

@@ -128,7 +128,11 @@ export interface ResolveResult {
   additional: EngineRecord[];
   /** Each zone's response along the CNAME chain, in order (one when there is no CNAME). */
   responses: ZoneResponse[];
-  /** The zone cuts walked for the name asked and each CNAME target, in order. */
+  /**
+   * The zone cuts from the root down, for the name asked and then each CNAME target: those
+   * known before the first query (the hints, then each cut the cache holds, top down; a cut
+   * whose entry expired before a deeper one's is missing) and each referral followed.
+   */
   path: ZoneCut[];
   /** Every query this resolution sent, name-server lookups included. */
   queries: QueryLog[];

@@ -11,13 +11,16 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryCache } from '../../src/cache/memory.js';
+import { RedisCache } from '../../src/cache/redis.js';
 import {
   IterativeResolver,
   type IterativeResolverOptions,
   type ResolveResult,
 } from '../../src/dns-engine/index.js';
 import { ProviderError } from '../../src/errors.js';
+import { redisSuite } from '../conformance/redis-suite.js';
 import { type FakeHierarchy, startAuthoritativeServers } from '../fakes/dns-authoritative.js';
+import { redisBinary } from '../fakes/redis.js';
 import { ADDR, ALLOW_CIDRS, HIERARCHY } from '../fixtures/dns-engine/hierarchy.js';
 
 let h: FakeHierarchy;
@@ -118,6 +121,8 @@ describe('iterative resolution', () => {
     expect(r.status).toBe('answer');
     expect(data(r, 'A')).toEqual(['192.0.2.5']);
     expect(h.server(ADDR.attacker).packets).toBe(0);
+    // root, test, evil.test; ns1.bank.test from test and bank.test; then the answer from bank's server.
+    expect(h.total()).toBe(6);
     expect(r.findings).toContainEqual(
       expect.objectContaining({
         code: 'glue_out_of_bailiwick',
@@ -167,6 +172,25 @@ describe('iterative resolution', () => {
     expect(h.total()).toBe(3);
   });
 
+  it('stops looking name servers up past the depth limit', async () => {
+    const { resolver } = engine();
+    const r = await resolver.resolve('www.d1.test', 'A');
+    expect(r.status).toBe('failed');
+    expect(r.findings).toContainEqual(
+      expect.objectContaining({ code: 'depth_limit', zone: 'd5.test', name: 'ns.d6.test' }),
+    );
+    // root, test; then test once for each of ns.d2.test .. ns.d5.test; ns.d6.test is not looked up.
+    expect(r.queries.map((q) => q.qname)).toEqual([
+      'www.d1.test',
+      'www.d1.test',
+      'ns.d2.test',
+      'ns.d3.test',
+      'ns.d4.test',
+      'ns.d5.test',
+    ]);
+    expect(h.total()).toBe(6);
+  });
+
   it('ends an NXNS referral (30 name servers under a zone that does not exist) after 6 lookups', async () => {
     const { resolver } = engine();
     const r = await resolver.resolve('www.nxns.evil.test', 'A');
@@ -207,6 +231,7 @@ describe('iterative resolution', () => {
     expect(data(first, 'A')).toEqual(['192.0.2.7']);
     expect(received(ADDR.slowDead)).toBe(1);
     expect(received(ADDR.slowLive)).toBe(1);
+    expect(h.total()).toBe(4);
     expect(first.findings).toContainEqual(
       expect.objectContaining({ code: 'server_unresponsive', server: ADDR.slowDead, zone: 'slow.test' }),
     );
@@ -280,7 +305,12 @@ describe('iterative resolution', () => {
     const r = await resolver.resolve('mail.example.test', 'A');
     expect(data(r, 'A')).toEqual(['192.0.2.2']);
     expect(h.total()).toBe(1);
-    expect(r.path).toEqual([expect.objectContaining({ zone: 'example.test', from: 'cache' })]);
+    // The path still runs from the root: the cuts above come from the hints and the cache.
+    expect(r.path.map((c) => [c.zone, c.from])).toEqual([
+      ['.', 'hints'],
+      ['test', 'cache'],
+      ['example.test', 'cache'],
+    ]);
   });
 
   it('shares the infrastructure cache between engines on one cache (as instances do through Redis)', async () => {
@@ -292,14 +322,23 @@ describe('iterative resolution', () => {
     expect(h.total()).toBe(1);
   });
 
-  it('asks DS of the parent zone, where DS lives', async () => {
+  it('asks DS of the parent zone, where DS lives; DS and DNSKEY answers are then cached', async () => {
     const { resolver } = engine();
     await resolver.resolve('www.example.test', 'A');
     h.reset();
     const r = await resolver.resolve('example.test', 'DS');
     expect(r).toMatchObject({ status: 'answer', aa: true });
     expect(r.answer.map((rr) => rr.type)).toEqual(['DS']);
+    expect(r.responses.map((z) => [z.zone, z.from])).toEqual([['test', 'server']]);
     expect(r.queries.map((q) => q.server)).toEqual([ADDR.tldTest]);
+    const keys = await resolver.resolve('example.test', 'DNSKEY');
+    expect(keys.responses.map((z) => [z.zone, z.from])).toEqual([['example.test', 'server']]);
+    h.reset();
+    const again = await resolver.resolve('example.test', 'DS');
+    const keysAgain = await resolver.askZone('example.test', 'example.test', 'DNSKEY');
+    expect(h.total()).toBe(0);
+    expect(again.responses.map((z) => [z.zone, z.from])).toEqual([['test', 'cache']]);
+    expect(keysAgain.response?.from).toBe('cache');
   });
 
   it('answers NXDOMAIN and NODATA with the zone’s SOA', async () => {
@@ -346,10 +385,46 @@ describe('askZone', () => {
     expect(dsAgain.status).toBe('answer');
   });
 
+  it('asks the root for its own keys at the hinted addresses', async () => {
+    const { resolver } = engine();
+    const r = await resolver.askZone('.', '.', 'DNSKEY');
+    // The fake root is unsigned: an authoritative NODATA.
+    expect(r).toMatchObject({ status: 'nodata', response: { zone: '.', server: ADDR.root, aa: true } });
+    expect(h.total()).toBe(1);
+  });
+
   it('says so when the zone is not delegated', async () => {
     const { resolver } = engine();
     const r = await resolver.askZone('www.example.test', 'www.example.test', 'DNSKEY');
     expect(r.status).toBe('failed');
     expect(codes(r)).toContain('not_a_zone');
+  });
+});
+
+describe.skipIf(!redisBinary)('the infrastructure cache in Redis', () => {
+  const redis = redisSuite();
+
+  it('is shared by instances: a sibling name costs one query, a cached DNSKEY none, Buffers intact', async () => {
+    const client = await redis.fresh();
+    // No in-process tier: every read is Redis's JSON.
+    const one = engine({ cache: new RedisCache(client) }).resolver;
+    await one.resolve('www.example.test', 'A');
+    await one.askZone('example.test', 'example.test', 'DNSKEY');
+    expect(await client.keys('netdiag:cache:dns-engine:*')).toEqual(
+      expect.arrayContaining([
+        'netdiag:cache:dns-engine:ns:test',
+        'netdiag:cache:dns-engine:ns:example.test',
+        'netdiag:cache:dns-engine:answer:example.test|example.test|DNSKEY',
+      ]),
+    );
+    h.reset();
+    const other = engine({ cache: new RedisCache(await redis.client()) }).resolver;
+    const r = await other.resolve('mail.example.test', 'A');
+    expect(r.status).toBe('answer');
+    const keys = await other.askZone('example.test', 'example.test', 'DNSKEY');
+    expect(h.total()).toBe(1);
+    expect(keys.response?.from).toBe('cache');
+    const key = keys.response?.answer[0] as { data: { key: Buffer } };
+    expect(Buffer.isBuffer(key.data.key)).toBe(true);
   });
 });

@@ -7,6 +7,9 @@
  * name, type, class) are ignored rather than trusted: that is what a blind
  * spoofing attempt looks like (RFC 5452 §4). An unanswered query is sent once
  * more; a truncated answer (TC=1) is asked again over TCP (RFC 7766 §5).
+ *
+ * udpExchange is that exchange for any message and any reading of the
+ * answer: the iterative engine (src/dns-engine/) sends its queries through it.
  */
 import { createSocket, type Socket } from 'node:dgram';
 import { isIP } from 'node:net';
