@@ -13,6 +13,7 @@ import { TieredCache } from './cache/tiered.js';
 import type { Cache, CacheEvents, Clock } from './cache/types.js';
 import type { Config } from './config/index.js';
 import { IterativeResolver } from './dns-engine/index.js';
+import { engineProviderInfo } from './dns-engine/provider.js';
 import { loadTrustAnchors, type TrustAnchors } from './features/dnssec/trust-anchors.js';
 import { Outbound } from './net/outbound.js';
 import { Metrics } from './plugins/metrics.js';
@@ -139,6 +140,7 @@ export function createContext(config: Config, log: Logger, deps: AppDeps = {}): 
   });
 
   // Its infrastructure cache (NS sets, addresses, DS and DNSKEY answers) lives in the one cache, Redis included.
+  registry.registerChain('dnssec', [{ info: engineProviderInfo(config.dnsRootHints) }]);
   const dnsEngine = new IterativeResolver({
     cache,
     rootHints: config.dnsRootHints,

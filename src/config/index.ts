@@ -642,6 +642,9 @@ const unconfigured = `https://127.0.0.1:${UNCONFIGURED_UPSTREAM_PORT}`;
  */
 export const TEST_UPSTREAM_ENV: Readonly<Record<string, string>> = Object.freeze({
   DNS_RESOLVERS: `udp://127.0.0.1:${UNCONFIGURED_UPSTREAM_PORT}`,
+  // Loopback, which outbound safety refuses unless a test widens it: the engine fails at once,
+  // and never sends a query toward the real roots.
+  DNS_ROOT_HINTS: '127.0.0.1',
   RDAP_AGGREGATOR_URL: unconfigured,
   RDAP_BOOTSTRAP_URL: unconfigured,
   CRTSH_URL: unconfigured,

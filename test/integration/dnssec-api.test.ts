@@ -70,6 +70,17 @@ describe.skipIf(unavailable !== undefined)('GET /api/dnssec on a signed hierarch
     expect(other.body.queries).toBeLessThanOrEqual(2);
   });
 
+  it('the engine is a provider: /api/providers lists it, with its last success', async () => {
+    const res = await app.inject({ url: '/api/providers' });
+    const engine = (
+      res.json() as {
+        providers: { id: string; capabilities: string[]; status: { last_success_at: string | null } }[];
+      }
+    ).providers.find((p) => p.id === 'dns-engine');
+    expect(engine?.capabilities).toEqual(['dnssec']);
+    expect(engine?.status.last_success_at).not.toBeNull();
+  });
+
   it('bad input is a 400 naming the parameter', async () => {
     const bad = await get('www.secure.test', 'NOPE');
     expect(bad.status).toBe(400);

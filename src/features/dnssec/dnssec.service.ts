@@ -8,6 +8,7 @@
 
 import { type Freshness, freshness } from '../../cache/cached.js';
 import type { AppContext } from '../../context.js';
+import { ENGINE_PROVIDER } from '../../dns-engine/provider.js';
 import {
   algorithmFindings,
   algorithmName,
@@ -27,12 +28,6 @@ import { DNSSEC_TYPES, type DnssecResponse } from './dnssec.schema.js';
 import { type ValidationResult, validate, type ZoneLink } from './validate.js';
 
 type Finding = DnssecResponse['findings'][number];
-
-/** The attribution of every answer: the engine asked the authoritative servers itself. */
-export const ENGINE_PROVIDER = {
-  id: 'dns-engine',
-  name: 'netdiag iterative resolver (from the root)',
-} as const;
 
 /** A signature that validates and expires within this many seconds is a finding. */
 const EXPIRY_WARNING_SECONDS = 7 * 24 * 3600;
@@ -178,7 +173,7 @@ export function cacheSeconds(result: ValidationResult): number {
   return Math.min(MAX_CACHE_SECONDS, ...ttls);
 }
 
-export type DnssecDeps = Pick<AppContext, 'clock' | 'loader' | 'dnsEngine' | 'trustAnchors'>;
+export type DnssecDeps = Pick<AppContext, 'clock' | 'loader' | 'dnsEngine' | 'trustAnchors' | 'registry'>;
 
 /** The question as asked: the type in upper case, one of DNSSEC_TYPES; the name normalized (IDN, URL, PTR rules of /api/dns). */
 export function dnssecQuestion(target: string, type: string | undefined): { name: string; type: string } {
@@ -205,6 +200,7 @@ export async function lookupDnssec(
       now,
       ...(signal ? { signal } : {}),
     });
+    deps.registry.recordSuccess(ENGINE_PROVIDER.id);
     return { value: shapeDnssec(question.name, question.type, result, now), ttl: cacheSeconds(result) };
   });
   return { body: loaded.value, cache: freshness(loaded) };
