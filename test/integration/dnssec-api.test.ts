@@ -70,6 +70,23 @@ describe.skipIf(unavailable !== undefined)('GET /api/dnssec on a signed hierarch
     expect(other.body.queries).toBeLessThanOrEqual(2);
   });
 
+  it('says what is not a verdict: RFC 8624 advice, RFC 9276 parameters, a signature about to expire', async () => {
+    const codes = async (name: string, type = 'A') => {
+      const { body } = await get(name, type);
+      return [
+        ...body.findings.map((f: { code: string }) => f.code),
+        ...body.chain.flatMap((l: { findings: { code: string }[] }) => l.findings.map((f) => f.code)),
+      ];
+    };
+    expect(await codes('www.expiring.test')).toContain('signature_expires_soon');
+    expect(await codes('nx.iterations-150.test')).toEqual(
+      expect.arrayContaining(['nsec3_iterations', 'nsec3_salt']),
+    );
+    expect(await codes('www.rsa1024.test')).toContain('rsa_key_short');
+    expect(await codes('www.rsasha1.test')).toContain('algorithm_not_recommended');
+    expect(await codes('www.secure.test')).toEqual([]);
+  });
+
   it('the engine is a provider: /api/providers lists it, with its last success', async () => {
     const res = await app.inject({ url: '/api/providers' });
     const engine = (

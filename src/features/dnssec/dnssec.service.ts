@@ -17,9 +17,10 @@ import {
   dsMatchesKey,
   dsSupported,
   normalizeName,
+  nsec3ParameterFindings,
   rrsigTime,
 } from '../../dnssec/index.js';
-import type { DnsRecord, RrsigRecord } from '../../dnssec/types.js';
+import type { DnsRecord, Nsec3Record, RrsigRecord } from '../../dnssec/types.js';
 import { badInput } from '../../errors.js';
 import { presentation } from '../../providers/dns/presentation.js';
 import { toDnsRR } from '../../providers/dns/records.js';
@@ -51,8 +52,17 @@ function signatures(rrsigs: readonly RrsigRecord[]): DnssecResponse['chain'][num
   }));
 }
 
-function linkView(link: ZoneLink): DnssecResponse['chain'][number] {
+function linkView(link: ZoneLink, now: Date): DnssecResponse['chain'][number] {
   const findings: Finding[] = [];
+  for (const sig of [...link.dsRrsigs, ...link.dnskeyRrsigs]) {
+    const left = Date.parse(rrsigTime(sig.data.expiration, now)) - now.getTime();
+    if (left > 0 && left < EXPIRY_WARNING_SECONDS * 1000)
+      findings.push({
+        severity: 'warning',
+        code: 'signature_expires_soon',
+        message: `The signature over ${link.zone}'s ${sig.data.typeCovered} RRset (key ${sig.data.keyTag}) expires in ${Math.floor(left / 3_600_000)} hours.`,
+      });
+  }
   const dnskeys = link.dnskeys.map((k) => {
     const info = dnskeyInfo(k.data);
     for (const f of algorithmFindings(k.data.algorithm, info.bits))
@@ -121,6 +131,15 @@ export function shapeDnssec(
         message: `The signature over ${s.owner}/${s.type} expires in ${Math.max(0, Math.floor(s.expiresIn / 3600))} hours: re-signing must happen before then, or validating resolvers answer SERVFAIL.`,
       });
   }
+  // The NSEC3 parameters the denial rests on (RFC 9276): iterations, salt, opt-out.
+  const nsec3 = result.denial?.records.find((r) => r.type === 'NSEC3') as Nsec3Record | undefined;
+  if (nsec3)
+    for (const f of nsec3ParameterFindings(nsec3.data).findings)
+      findings.push({
+        severity: f.code === 'nsec3_iterations_insecure' ? 'error' : 'warning',
+        code: f.code,
+        message: `${f.detail}.`,
+      });
   for (const f of result.engineFindings)
     if (f.severity === 'warning' || f.code !== 'no_usable_servers')
       findings.push({ severity: f.severity, code: f.code, message: f.detail });
@@ -130,7 +149,7 @@ export function shapeDnssec(
     type,
     status: result.status,
     reason: result.reason,
-    chain: result.chain.map(linkView),
+    chain: result.chain.map((link) => linkView(link, checkedAt)),
     answer: {
       rcode: resolution.rcode,
       records: records.map((r) => ({
