@@ -16,6 +16,7 @@ import {
   formatDate,
   signatureWindow,
   type Tone,
+  zoneText,
 } from './words.js';
 
 type Email = Ok<'/api/email-security'>;
@@ -296,7 +297,7 @@ function zoneView(link: ChainLink, parent: string | null, at: string): DnssecZon
     entry = { tone: 'bad', text: `${reason.zone}: ${reason.code}`, broken: true };
   else if (link.anchored) entry = { tone: 'ok', text: 'the trust anchor names its key', broken: false };
   else if (link.ds.length > 0) {
-    const signer = dsSigs[0]?.signer ?? parent ?? 'the parent';
+    const signer = zoneText(dsSigs[0]?.signer ?? parent ?? 'the parent');
     entry = {
       tone: 'ok',
       text: `DS at ${signer}${dsSigs.length ? `, signed by its key ${list(dsSigs.map((s) => s.key_tag))}` : ''}`,
@@ -305,7 +306,7 @@ function zoneView(link: ChainLink, parent: string | null, at: string): DnssecZon
   } else if (link.status === 'insecure')
     entry = {
       tone: 'muted',
-      text: `no DS at ${parent ?? 'the parent'}: ${reason?.code ?? 'unsigned'}`,
+      text: `no DS at ${zoneText(parent ?? 'the parent')}: ${reason?.code ?? 'unsigned'}`,
       broken: false,
     };
   else entry = { tone: DNSSEC_STATUS[link.status].tone, text: reason?.code ?? link.status, broken: false };

@@ -7,7 +7,7 @@
  * and how it is said are the client's (client/verdicts.ts dnssecChain), as the CLI draws them.
  */
 
-import type { ComponentChildren } from 'preact';
+import { type ComponentChildren, Fragment } from 'preact';
 import {
   type ChainMark,
   type DnssecZoneView,
@@ -44,6 +44,25 @@ function Findings({ findings }: { findings: readonly Finding[] }) {
   );
 }
 
+/** A reason code may wrap after its underscores (signature_|expired), never inside a word. */
+function Code({ text }: { text: string }) {
+  const parts = text.split('_');
+  return (
+    <>
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {part}
+          {i < parts.length - 1 && (
+            <>
+              _<wbr />
+            </>
+          )}
+        </Fragment>
+      ))}
+    </>
+  );
+}
+
 /** A link between two steps: an arrow and what holds (or broke) there, in its colour. */
 function Link({ mark, kind }: { mark: ChainMark; kind: 'entry' | 'step' }) {
   return (
@@ -54,7 +73,7 @@ function Link({ mark, kind }: { mark: ChainMark; kind: 'entry' | 'step' }) {
       <span class="dnssec-arrow" aria-hidden="true" />
       <span class="dnssec-link-text">
         {mark.broken && <span class="visually-hidden">Broken link: </span>}
-        {mark.text}
+        <Code text={mark.text} />
       </span>
     </div>
   );
