@@ -242,8 +242,11 @@ export interface DnssecZoneView {
   ds: { record: ChainLink['ds'][number]; mark: ChainMark }[];
   /** DS → DNSKEY: whether a key has a DS's digest; null without DS records. */
   dsToKeys: ChainMark | null;
+  /** The zone's keys, those the DS names first, then KSKs before ZSKs: the order the links run in. */
+  keys: ChainLink['dnskeys'];
   /** DNSKEY → its RRSIG: whether a key the DS names signed the key set; null without keys. */
   keysToSignatures: ChainMark | null;
+  /** Over the DNSKEY RRset, in the order of the keys that made them. */
   keysetSignatures: SignatureView[];
   /** This zone is the first broken link: where, and why. */
   broken: { step: DnssecStep; reason: DnssecReason } | null;
@@ -291,6 +294,14 @@ function zoneView(link: ChainLink, parent: string | null, at: string): DnssecZon
   const dsSigs = link.signatures.filter((s) => s.covers === 'DS');
   const keySigs = link.signatures.filter((s) => s.covers === 'DNSKEY');
   const named = new Set(link.dnskeys.filter((k) => k.matched_by_ds).map((k) => k.key_tag));
+  const keys = [...link.dnskeys].sort(
+    (a, b) => Number(b.matched_by_ds) - Number(a.matched_by_ds) || a.role.localeCompare(b.role),
+  );
+  // A signature by a key the zone does not serve goes last.
+  const rank = (tag: number) => {
+    const i = keys.findIndex((k) => k.key_tag === tag);
+    return i < 0 ? keys.length : i;
+  };
 
   let entry: ChainMark;
   if (step === 'parent' && reason)
@@ -357,9 +368,10 @@ function zoneView(link: ChainLink, parent: string | null, at: string): DnssecZon
     ds,
     dsToKeys,
     keysToSignatures,
+    keys,
     keysetSignatures: signatureViews(keySigs, at, step === 'keyset' ? reason : null, (s) =>
       named.size === 0 ? true : named.has(s.key_tag),
-    ),
+    ).sort((a, b) => rank(a.signature.key_tag) - rank(b.signature.key_tag)),
     broken,
   };
 }

@@ -75,7 +75,7 @@ function zoneLines(style: Style, z: DnssecZoneView): string[] {
   const { link } = z;
   const paint = (text: string) => (z.tone === 'muted' ? style.dim(text) : text);
   const lines = [
-    `${STEP}${mark(style, { ...z.entry, text: `↓ ${z.entry.text}` })}`,
+    `${STEP}${z.entry.broken ? mark(style, z.entry) : style.tone(z.entry.tone, `↓ ${z.entry.text}`)}`,
     `${style.bold(paint(zoneText(link.zone)))}  ${badge(style, z.tone, DNSSEC_STATUS[link.status].label)}${link.anchored ? `  ${badge(style, 'info', 'trust anchor')}` : ''}`,
   ];
   const said = z.broken?.reason ?? (link.status === 'secure' ? null : link.reason);

@@ -162,7 +162,7 @@ function Zone({ zone: z }: { zone: DnssecZoneView }) {
                 <p class={z.broken?.step === 'keys' ? 'bad-text' : 'muted'}>none served</p>
               ) : (
                 <ul class="dnssec-items">
-                  {link.dnskeys.map((k) => (
+                  {z.keys.map((k) => (
                     <li
                       key={`${k.key_tag}-${k.flags}`}
                       class={`dnssec-item dnssec-key${k.matched_by_ds ? ' named' : ''}${k.signs_keyset ? ' signer' : ''}`}

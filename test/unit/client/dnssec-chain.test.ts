@@ -134,6 +134,16 @@ describe('the DNSSEC chain of trust, link by link', () => {
     expect(dnssecAnswer(body)).toMatchObject({ tone: 'bad', broken: reason });
   });
 
+  it('lists the keys the DS names first, KSKs before ZSKs, and the key set signatures in the same order', () => {
+    const tld = SECURE.chain[1]!;
+    const reversed = { ...tld, signatures: [...tld.signatures].reverse() };
+    const z = dnssecChain({ ...SECURE, chain: [SECURE.chain[0]!, reversed, SECURE.chain[2]!] })[1]!;
+    // As served: ZSK 18102, then KSK 1178.
+    expect(tld.dnskeys.map((k) => k.key_tag)).toEqual([18102, 1178]);
+    expect(z.keys.map((k) => `${k.role} ${k.key_tag}`)).toEqual(['KSK 1178', 'ZSK 18102']);
+    expect(z.keysetSignatures.map((v) => v.signature.key_tag)).toEqual([1178, 18102]);
+  });
+
   it('says a secure negative answer with its proof', () => {
     const body: DnssecResponse = {
       ...SECURE,

@@ -81,4 +81,19 @@ describe('netdiag dnssec', () => {
     expect(coloured).toContain('\u001b[2munsigned.test\u001b[22m');
     expect(coloured).not.toContain('\u001b[31m');
   });
+
+  it('says a parent whose signature over the DS fails as the broken link on the way into the zone', () => {
+    const reason = {
+      code: 'signature_invalid',
+      zone: 'test',
+      detail: 'the DS RRset for secure.test in test is not validated',
+    };
+    const last = { ...SECURE.chain[2]!, status: 'bogus' as const, reason, dnskeys: [] };
+    const body = { ...SECURE, status: 'bogus' as const, reason, chain: [...SECURE.chain.slice(0, 2), last] };
+    const text = plain(body).join('\n');
+    expect(text).toContain(
+      '\n  ✕ test: signature_invalid\nsecure.test  bogus\n  ✕ signature_invalid: the DS RRset',
+    );
+    expect(text).toMatch(/\n {2}✕ DS signed by key 18102 of test {2}2026-02-15 → 2026-03-31 /);
+  });
 });
