@@ -44,6 +44,14 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     ],
     example: 'netdiag dns example.com MX',
   },
+  dnssec: {
+    feature: 'dnssec',
+    positionals: [
+      { param: 'target', label: 'name' },
+      { param: 'type', label: 'TYPE', optional: true },
+    ],
+    example: 'netdiag dnssec example.com DNSKEY',
+  },
   email: {
     feature: 'email',
     positionals: [DOMAIN],

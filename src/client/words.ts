@@ -368,3 +368,74 @@ export function coordinatesText(place: { latitude: number | null; longitude: num
     ? `${place.latitude}, ${place.longitude} (approximate)`
     : null;
 }
+
+// ---- DNSSEC (/api/dnssec)
+
+type Dnssec = Ok<'/api/dnssec'>;
+type DnssecDenial = NonNullable<Dnssec['answer']['denial']>;
+
+/**
+ * A verdict's word and colour. Insecure is grey, not amber: an unsigned zone is most of the DNS,
+ * and nothing a resolver refuses. Indeterminate is the colour of an evaluation that could not finish.
+ */
+export const DNSSEC_STATUS: Record<Dnssec['status'], { tone: Tone; label: string }> = {
+  secure: { tone: 'ok', label: 'secure' },
+  insecure: { tone: 'muted', label: 'insecure' },
+  bogus: { tone: 'bad', label: 'bogus' },
+  indeterminate: { tone: 'error', label: 'indeterminate' },
+};
+
+export const DNSSEC_FINDING_TONE: Record<Dnssec['findings'][number]['severity'], Tone> = {
+  error: 'bad',
+  warning: 'warn',
+  info: 'info',
+};
+
+/** How a negative answer (or a wildcard's expansion) was proven. */
+export const DENIAL_STATUS: Record<DnssecDenial['status'], { tone: Tone; label: string }> = {
+  proven: { tone: 'ok', label: 'proven' },
+  insecure: { tone: 'muted', label: 'not proven (insecure)' },
+  failed: { tone: 'bad', label: 'proof failed' },
+};
+
+/** DS digest types by number (RFC 4034, 4509, 6605; 3 is GOST, which no validator here implements). */
+const DS_DIGESTS: Readonly<Record<number, string>> = { 1: 'SHA-1', 2: 'SHA-256', 3: 'GOST', 4: 'SHA-384' };
+
+export function dsDigestName(type: number): string {
+  return DS_DIGESTS[type] ?? `digest ${type}`;
+}
+
+/** The root as people know it; other zones as the API names them. */
+export function zoneText(zone: string): string {
+  return zone === '.' ? '. (root)' : zone;
+}
+
+/** "ECDSAP256SHA256 · 256 bits": a DNSKEY's algorithm and size. */
+export function dnskeyText(key: { algorithm_name: string; bits: number | null }): string {
+  return key.bits === null ? key.algorithm_name : `${key.algorithm_name} · ${key.bits} bits`;
+}
+
+/** An RRSIG's validity window at `at` (the answer's checked_at): its state in words and colour. */
+export function signatureWindow(
+  sig: { inception: string; expiration: string },
+  at: string | Date,
+): { state: 'valid' | 'expired' | 'not_yet_valid'; tone: Tone; text: string } {
+  const now = instant(at);
+  const from = Date.parse(sig.inception);
+  const until = Date.parse(sig.expiration);
+  if (now < from)
+    return { state: 'not_yet_valid', tone: 'bad', text: `not valid until ${formatDateTime(sig.inception)}` };
+  if (now > until)
+    return {
+      state: 'expired',
+      tone: 'bad',
+      text: `expired ${relativeDays(daysUntil(sig.expiration, now) ?? 0)}`,
+    };
+  const left = daysUntil(sig.expiration, now) ?? 0;
+  return { state: 'valid', tone: left < 7 ? 'warn' : 'ok', text: `valid, expires ${relativeDays(left)}` };
+}
+
+/** "2026-11-28 → 2026-12-28": a signature's window, as the chain shows it. */
+export function windowText(sig: { inception: string; expiration: string }): string {
+  return `${formatDate(sig.inception)} → ${formatDate(sig.expiration)}`;
+}

@@ -8,13 +8,21 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { type Outcome, send } from './api/client';
-import type { DnsType, MyIpResult } from './api/types';
+import type { MyIpResult } from './api/types';
 import type { Challenge } from './challenge';
 import type { ToolId } from './endpoints';
 import type { Lookup, Lookups } from './lookups';
 import type { Navigation, PageHistory } from './page-history';
 import { MyIpView } from './results/ip';
-import { DNS_TYPES, EMPTY_STATE, GLOBAL_DNS_TYPES, type PageState, stateSearch } from './state';
+import {
+  DNS_TYPES,
+  DNSSEC_TYPES,
+  EMPTY_STATE,
+  GLOBAL_DNS_TYPES,
+  type PageState,
+  type RecordType,
+  stateSearch,
+} from './state';
 import { parseTarget, type Target } from './target';
 import { type Part, TOOLS, type Tool, toolById, toolFor } from './tools';
 import { ChallengePanel } from './ui/challenge-panel';
@@ -42,6 +50,7 @@ const TITLE = 'netdiag — network diagnostics';
 function Intro({ onExample }: { onExample: (state: PageState) => void }) {
   const examples: [Partial<PageState> & { q: string; tool: ToolId }, string][] = [
     [{ q: 'example.com', tool: 'dns' }, 'DNS records'],
+    [{ q: 'example.com', tool: 'dnssec' }, 'The DNSSEC chain of trust, link by link'],
     [{ q: 'example.com', tool: 'email' }, 'Email security grade'],
     [{ q: '192.0.2.1', tool: 'spf', sender: 'alice@example.com' }, 'Would this address pass SPF as a sender'],
     [{ q: 'https://example.com/page', tool: 'tls' }, 'TLS certificate of a URL’s host'],
@@ -151,13 +160,16 @@ export function App({ challenge, lookups, pageHistory }: AppProps) {
       if (target && !ready) setAsking(true);
     }
   };
-  const pickType = (type: DnsType) => {
+  const pickType = (type: RecordType) => {
     const next = { ...state, type };
-    // DNS is cheap: rerun at once. Global DNS is an expensive measurement: wait for "Look up".
-    if (current === 'dns' && target && lookup) start({ ...next, q: input }, 'push');
+    // DNS and DNSSEC answer in a moment: rerun at once. Global DNS is a measurement of seconds
+    // from ten countries: wait for "Look up".
+    if ((current === 'dns' || current === 'dnssec') && target && lookup) start({ ...next, q: input }, 'push');
     else setState(next);
   };
-  const types = current === 'global-dns' ? GLOBAL_DNS_TYPES : DNS_TYPES;
+  const types: readonly RecordType[] =
+    current === 'global-dns' ? GLOBAL_DNS_TYPES : current === 'dnssec' ? DNSSEC_TYPES : DNS_TYPES;
+  const typed = current === 'dns' || current === 'dnssec' || current === 'global-dns';
   const [asking, setAsking] = useState(false);
   const senderInput = useRef<HTMLInputElement>(null);
   useEffect(() => {
@@ -248,11 +260,14 @@ export function App({ challenge, lookups, pageHistory }: AppProps) {
                 );
               })}
             </fieldset>
-            {(current === 'dns' || current === 'global-dns') && target?.kind !== 'ip' && (
+            {typed && target?.kind !== 'ip' && (
               <div class="options">
                 <label>
                   Record type{' '}
-                  <select value={state.type} onChange={(e) => pickType(e.currentTarget.value as DnsType)}>
+                  <select
+                    value={types.includes(state.type) ? state.type : 'A'}
+                    onChange={(e) => pickType(e.currentTarget.value as RecordType)}
+                  >
                     {types.map((t) => (
                       <option key={t} value={t}>
                         {t}

@@ -6,6 +6,7 @@
  */
 export const TOOL_IDS = [
   'dns',
+  'dnssec',
   'email',
   'spf',
   'mail-tls',
@@ -22,6 +23,7 @@ export type ToolId = (typeof TOOL_IDS)[number];
 
 export const TOOL_ENDPOINTS: Readonly<Record<ToolId, readonly string[]>> = {
   dns: ['GET /api/dns'],
+  dnssec: ['GET /api/dnssec'],
   email: ['GET /api/email-security'],
   spf: ['GET /api/spf'],
   'mail-tls': ['GET /api/mail-tls'],

@@ -1,6 +1,6 @@
 /**
  * The page's state in its URL, so a result can be shared and back/forward
- * replay it: /?q=example.com&tool=dns&type=MX (&selector=s1 for email;
+ * replay it: /?q=example.com&tool=dns&type=MX (type for DNSSEC too; &selector=s1 for email;
  * &sender=, &helo= and &domain= for the SPF check of the address in q).
  */
 import type { DnsType, GlobalDnsType } from './api/types';
@@ -18,6 +18,14 @@ export const DNS_TYPES: readonly DnsType[] = [
   'SRV',
   'PTR',
 ];
+/**
+ * What /api/dnssec validates: the DNS tool's types and the DNSSEC and DANE records themselves
+ * (the route's DNSSEC_TYPES; test/unit/web/tools.test.ts holds the two lists equal).
+ */
+export const DNSSEC_TYPES = [...DNS_TYPES, 'DS', 'DNSKEY', 'TLSA'] as const;
+/** A record type of any of the page's DNS tools. */
+export type RecordType = DnsType | (typeof DNSSEC_TYPES)[number];
+
 export const GLOBAL_DNS_TYPES: readonly GlobalDnsType[] = [
   'A',
   'AAAA',
@@ -32,8 +40,8 @@ export const GLOBAL_DNS_TYPES: readonly GlobalDnsType[] = [
 export interface PageState {
   q: string;
   tool: ToolId | null;
-  /** Record type for the DNS and global DNS tools. */
-  type: DnsType;
+  /** Record type for the DNS, DNSSEC and global DNS tools (each asks A for one it does not take). */
+  type: RecordType;
   /** DKIM selectors for the email tool. */
   selector: string;
   /** The SPF check's MAIL FROM, HELO name and policy domain; `q` holds the client address. */
@@ -59,8 +67,13 @@ function isTool(value: string | null): value is ToolId {
   return value !== null && (TOOL_IDS as readonly string[]).includes(value);
 }
 
-function isDnsType(value: string): value is DnsType {
-  return (DNS_TYPES as readonly string[]).includes(value);
+function isRecordType(value: string): value is RecordType {
+  return (DNSSEC_TYPES as readonly string[]).includes(value);
+}
+
+/** The type a tool asks for: the page's, when the tool takes it, else A. */
+export function typeFor<T extends string>(types: readonly T[], type: RecordType): T | 'A' {
+  return (types as readonly string[]).includes(type) ? (type as T) : 'A';
 }
 
 export function readState(search: string): PageState {
@@ -70,7 +83,7 @@ export function readState(search: string): PageState {
   return {
     q: params.get('q') ?? '',
     tool: isTool(tool) ? tool : null,
-    type: isDnsType(type) ? type : 'A',
+    type: isRecordType(type) ? type : 'A',
     selector: params.get('selector') ?? '',
     sender: params.get('sender') ?? '',
     helo: params.get('helo') ?? '',
@@ -82,7 +95,7 @@ export function stateSearch(state: PageState): string {
   const params = new URLSearchParams();
   if (state.q) params.set('q', state.q);
   if (state.tool) params.set('tool', state.tool);
-  if ((state.tool === 'dns' || state.tool === 'global-dns') && state.type !== 'A')
+  if ((state.tool === 'dns' || state.tool === 'dnssec' || state.tool === 'global-dns') && state.type !== 'A')
     params.set('type', state.type);
   if (state.tool === 'email' && state.selector) params.set('selector', state.selector);
   if (state.tool === 'spf') for (const field of SPF_FIELDS) if (state[field]) params.set(field, state[field]);

@@ -8,6 +8,7 @@ import { type Call, get, post } from './api/client';
 import type {
   CertificatesResult,
   DnsResult,
+  DnssecResult,
   EmailResult,
   GlobalDnsResult,
   GlobalDnsType,
@@ -23,6 +24,7 @@ import type {
 import type { ToolId } from './endpoints';
 import { CertificatesView } from './results/certificates';
 import { DnsView } from './results/dns';
+import { DnssecView } from './results/dnssec';
 import { EmailView } from './results/email';
 import { GlobalDnsView } from './results/global-dns';
 import { InspectView } from './results/inspect';
@@ -32,7 +34,7 @@ import { RdapView } from './results/rdap';
 import { SpfView } from './results/spf';
 import { SubdomainsView } from './results/subdomains';
 import { TlsView } from './results/tls';
-import { GLOBAL_DNS_TYPES, type PageState } from './state';
+import { DNS_TYPES, DNSSEC_TYPES, GLOBAL_DNS_TYPES, type PageState, typeFor } from './state';
 import type { Target, TargetKind } from './target';
 
 export interface Part {
@@ -83,11 +85,27 @@ export const TOOLS: readonly Tool[] = [
     kinds: ['domain', 'ip'],
     parts: (t, s) => {
       // An address can only be asked for its PTR name.
-      const type = t.kind === 'ip' ? 'PTR' : s.type;
+      const type = t.kind === 'ip' ? 'PTR' : typeFor(DNS_TYPES, s.type);
       return [
         part<DnsResult>(`DNS ${type} · ${t.host}`, get('/api/dns', { target: t.host, type }), (d) => (
           <DnsView data={d} />
         )),
+      ];
+    },
+  },
+  {
+    id: 'dnssec',
+    label: 'DNSSEC',
+    kinds: ['domain', 'ip'],
+    parts: (t, s) => {
+      // An address is validated as its reverse name (PTR), as the DNS tool asks it.
+      const type = t.kind === 'ip' ? 'PTR' : typeFor(DNSSEC_TYPES, s.type);
+      return [
+        part<DnssecResult>(
+          `DNSSEC ${type} · ${t.host}`,
+          get('/api/dnssec', { target: t.host, type }),
+          (d) => <DnssecView data={d} />,
+        ),
       ];
     },
   },
@@ -198,9 +216,7 @@ export const TOOLS: readonly Tool[] = [
     kinds: ['domain'],
     slowNote: 'Probes in ten countries resolve the name; a measurement usually takes 5–20 s.',
     parts: (t, s) => {
-      const type: GlobalDnsType = (GLOBAL_DNS_TYPES as readonly string[]).includes(s.type)
-        ? (s.type as GlobalDnsType)
-        : 'A';
+      const type: GlobalDnsType = typeFor(GLOBAL_DNS_TYPES, s.type);
       return [
         part<GlobalDnsResult>(
           `Global DNS ${type} · ${t.host}`,

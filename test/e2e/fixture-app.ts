@@ -2,7 +2,7 @@
  * The whole app listening on loopback against fixture upstreams, for the
  * browser tests and for looking at the site by hand:
  *
- *   npx tsx test/e2e/fixture-app.ts [--challenge]   # prints the URL; Ctrl-C stops it
+ *   npx tsx test/e2e/fixture-app.ts [--challenge] [--dnssec]   # prints the URL; Ctrl-C stops it
  *
  * Upstreams: the fake DNS server (DoH, fixture zones: example.test,
  * example.com, and sender.test for the SPF check), a fake crt.sh (example.com and python.org rows), a fake
@@ -14,7 +14,9 @@
  * servers tool (mailtls.test: one host with a matching DANE record, one with a
  * record left stale by a certificate change; also only as root), and, with `challenge`, the fake siteverify plus a fake
  * Turnstile widget script served from another origin (so the page's CSP is
- * exercised for real).
+ * exercised for real). With `dnssec` (`--dnssec` by hand), the signed hierarchy of
+ * test/fakes/bind-hierarchy.ts is the DNS engine's root, for the DNSSEC tool (www.secure.test,
+ * www.expired.test and the other cases of test/fakes/bind-cases.ts): root and BIND needed.
  *
  * The python.org crt.sh rows, the google.com RDAP answer, RIPEstat's prefix overview and the
  * relay lists are real captures from ../shared (test/shared-data.ts); without it the upstreams
@@ -32,6 +34,7 @@ import pino from 'pino';
 import { build } from '../../scripts/build.js';
 import { buildApp } from '../../src/app.js';
 import { type Config, TEST_UPSTREAM_ENV, testConfig } from '../../src/config/index.js';
+import { type BindHierarchy, startBindHierarchy } from '../fakes/bind-hierarchy.js';
 import { startCrtsh } from '../fakes/crtsh.js';
 import { type FakeDnsServer, startFakeDnsServer } from '../fakes/dns-server.js';
 import { DEFAULT_ZONES, type FakeRecord, type FakeZone, testZone } from '../fakes/dns-zones.js';
@@ -51,6 +54,11 @@ export interface FixtureAppOptions {
   config?: Partial<Config>;
   /** Turn challenge protection on, with the fake widget and the fake siteverify. */
   challenge?: boolean;
+  /**
+   * Start the signed BIND hierarchy and make it the DNS engine's root and trust anchor
+   * (test/fakes/bind-hierarchy.ts; the caller checks bindHierarchyUnavailable() first).
+   */
+  dnssec?: boolean;
 }
 
 export interface FixtureApp {
@@ -64,6 +72,8 @@ export interface FixtureApp {
   inspectHost: string | undefined;
   /** The domain for the mail servers tool, when port 25 could be bound. */
   mailDomain: string | undefined;
+  /** The signed hierarchy the DNSSEC tool validates against, with `dnssec`. */
+  hierarchy: BindHierarchy | undefined;
   /** How many times the fake widget script was fetched. */
   widgetLoads(): number;
   close(): Promise<void>;
@@ -347,13 +357,17 @@ export interface FixtureUpstreams {
   siteverify: FakeSiteverify | undefined;
   inspectHost: string | undefined;
   mailDomain: string | undefined;
+  hierarchy: BindHierarchy | undefined;
   widgetLoads(): number;
   close(): Promise<void>;
 }
 
 /** Every fixture upstream, and the web site and mail servers when their ports can be bound. */
-export async function startFixtureUpstreams(opts: { challenge?: boolean } = {}): Promise<FixtureUpstreams> {
+export async function startFixtureUpstreams(
+  opts: Pick<FixtureAppOptions, 'challenge' | 'dnssec'> = {},
+): Promise<FixtureUpstreams> {
   const real = captures();
+  const hierarchy = opts.dnssec ? await startBindHierarchy() : undefined;
   const pki = await getTestPki();
   const listDir = mkdtempSync(join(tmpdir(), 'netdiag-e2e-lists-'));
   const site = await startWebSite();
@@ -395,9 +409,13 @@ export async function startFixtureUpstreams(opts: { challenge?: boolean } = {}):
   ];
   // The web site's and mail servers' loopback addresses, and only they, are permitted targets
   // (docs/architecture.md §3 escape hatch).
-  const allowed = [site?.address, ...(mail?.addresses ?? [])]
-    .filter((a): a is string => a !== undefined)
-    .map((a) => `${a}/32`);
+  // The hierarchy's name servers too, when it runs (its whole 127.53.B.0/24 block).
+  const allowed = [
+    ...[site?.address, ...(mail?.addresses ?? [])]
+      .filter((a): a is string => a !== undefined)
+      .map((a) => `${a}/32`),
+    ...(hierarchy ? [hierarchy.cidr] : []),
+  ];
   const config = {
     dnsResolvers: [dns.doh],
     crtshUrl: crtsh.url,
@@ -409,6 +427,9 @@ export async function startFixtureUpstreams(opts: { challenge?: boolean } = {}):
     listCacheDir: listDir,
     ripestatUrl: ripestat.url,
     unsafeAllowTargetCidrs: allowed,
+    ...(hierarchy
+      ? { dnsRootHints: hierarchy.rootHints, dnssecTrustAnchors: hierarchy.trustAnchorFile }
+      : {}),
     ...(siteverify && widget ? activeConfig(siteverify, { turnstileScriptUrl: widget.url }) : {}),
     providerTimeoutMs: 3000,
     // Roomy limits: a browser test makes many calls; the 429 test sets its own.
@@ -429,6 +450,9 @@ export async function startFixtureUpstreams(opts: { challenge?: boolean } = {}):
     LIST_CACHE_DIR: listDir,
     RIPESTAT_URL: config.ripestatUrl,
     ...(allowed.length ? { UNSAFE_ALLOW_TARGET_CIDRS: allowed.join(',') } : {}),
+    ...(hierarchy
+      ? { DNS_ROOT_HINTS: hierarchy.rootHints.join(','), DNSSEC_TRUST_ANCHORS: hierarchy.trustAnchorFile }
+      : {}),
     PROVIDER_TIMEOUT_MS: String(config.providerTimeoutMs),
     RATE_LIMIT_GENERAL: '1000/60',
     RATE_LIMIT_EXPENSIVE: '100/60',
@@ -443,9 +467,16 @@ export async function startFixtureUpstreams(opts: { challenge?: boolean } = {}):
     siteverify,
     inspectHost: site ? INSPECT_HOST : undefined,
     mailDomain: mail ? MAIL_DOMAIN : undefined,
+    hierarchy,
     widgetLoads: () => widget?.loads() ?? 0,
     close: async () => {
-      await Promise.all([dns.close(), site?.close(), mail?.close(), ...upstreams.map((u) => u.close())]);
+      await Promise.all([
+        dns.close(),
+        site?.close(),
+        mail?.close(),
+        hierarchy?.close(),
+        ...upstreams.map((u) => u.close()),
+      ]);
       if (widget) await new Promise<void>((resolve) => widget.server.close(() => resolve()));
       rmSync(listDir, { recursive: true, force: true });
     },
@@ -454,7 +485,10 @@ export async function startFixtureUpstreams(opts: { challenge?: boolean } = {}):
 
 export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<FixtureApp> {
   await build({ ifStale: true });
-  const fx = await startFixtureUpstreams({ challenge: opts.challenge === true });
+  const fx = await startFixtureUpstreams({
+    challenge: opts.challenge === true,
+    dnssec: opts.dnssec === true,
+  });
   const config = testConfig({ ...fx.config, ...opts.config });
   const app = await buildApp(config, { ca: (await getTestPki()).caPem, logger: pino({ level: 'silent' }) });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -466,6 +500,7 @@ export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<Fix
     siteverify: fx.siteverify,
     inspectHost: fx.inspectHost,
     mailDomain: fx.mailDomain,
+    hierarchy: fx.hierarchy,
     widgetLoads: fx.widgetLoads,
     close: async () => {
       await app.close();
@@ -475,7 +510,11 @@ export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<Fix
 }
 
 if (process.argv[1]?.endsWith('fixture-app.ts')) {
-  const fx = await startFixtureApp({ challenge: process.argv.includes('--challenge') });
+  const fx = await startFixtureApp({
+    challenge: process.argv.includes('--challenge'),
+    dnssec: process.argv.includes('--dnssec'),
+  });
   console.log(`netdiag on fixtures: ${fx.url}/?q=example.test&tool=dns`);
+  if (fx.hierarchy) console.log(`DNSSEC: ${fx.url}/?q=www.expired.test&tool=dnssec`);
   process.on('SIGINT', () => fx.close().then(() => process.exit(0)));
 }

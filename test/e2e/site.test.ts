@@ -11,6 +11,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bindHierarchyUnavailable } from '../fakes/bind-hierarchy.js';
 import { hasShared } from '../shared-data.js';
 import { type FixtureApp, SPF_SENDER, startFixtureApp, WRONG_NAME_HOST } from './fixture-app.js';
 
@@ -21,6 +22,9 @@ if (!found) {
     `e2e: skipping the browser tests: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`,
   );
 }
+
+const bindUnavailable = bindHierarchyUnavailable();
+if (found && bindUnavailable) console.warn(`e2e: skipping the DNSSEC tool: ${bindUnavailable}`);
 
 const OUT = join(process.cwd(), 'test-results');
 const PHONE = { width: 390, height: 844 };
@@ -516,6 +520,182 @@ describe.skipIf(!found || !hasShared)('the site in Chromium', () => {
       expect(problems).toEqual([]);
       await context.close();
     }, 60_000);
+  });
+
+  // Issue 32: "The site gets a DNSSEC tool that draws the chain (zones top to bottom, DS → DNSKEY →
+  // RRSIG links, the broken link red with its reason), tested in Chromium like the other tools".
+  describe.skipIf(bindUnavailable !== undefined)('the DNSSEC tool on a signed hierarchy of our own', () => {
+    let fx: FixtureApp;
+    beforeAll(async () => {
+      fx = await startFixtureApp({ dnssec: true });
+    }, 120_000);
+    afterAll(async () => {
+      await fx?.close();
+    });
+
+    const zonesOf = (page: Page) =>
+      page.evaluate<[string, string][]>(
+        `[...document.querySelectorAll('li.dnssec-zone')].map((e) => [e.dataset.zone, e.dataset.status])`,
+      );
+    const colourOf = (page: Page, selector: string) =>
+      page.evaluate<string>(`getComputedStyle(document.querySelector(${JSON.stringify(selector)})).color`);
+    const noSidewaysScroll = async (page: Page) =>
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+        PHONE.width,
+      );
+
+    it('a secure name: the chain from the anchor down, each DS naming its key, each key set signed, the answer signed', {
+      timeout: 60_000,
+    }, async () => {
+      const { context, page, problems } = await open(fx, '/');
+      await page.getByLabel('Domain, hostname, URL or IP address').fill('www.secure.test');
+      await page.getByRole('button', { name: 'DNSSEC' }).click();
+      const verdict = page.locator('.dnssec-verdict');
+      await verdict.waitFor({ timeout: 30_000 });
+      expect(new URL(page.url()).search).toBe('?q=www.secure.test&tool=dnssec');
+      expect(await verdict.locator('.dnssec-result').textContent()).toBe('secure');
+      expect(await verdict.locator('p').nth(1).textContent()).toBe(
+        'www.secure.test A is secure: every link from the trust anchor down to secure.test verified.',
+      );
+      // Zones top to bottom, from the trust anchor.
+      expect(await zonesOf(page)).toEqual([
+        ['.', 'secure'],
+        ['test', 'secure'],
+        ['secure.test', 'secure'],
+      ]);
+      const zones = page.locator('li.dnssec-zone');
+      expect(await zones.first().locator('.dnssec-zone-head').textContent()).toContain('trust anchor');
+      for (let i = 0; i < 3; i++) {
+        // The DS names a key of the zone (the key carries the mark), and that key signed the key set.
+        const zone = zones.nth(i);
+        const tag = await zone.locator('.dnssec-ds').first().getAttribute('data-key-tag');
+        expect(await zone.locator('.dnssec-ds .badge').first().textContent()).toBe(`matches key ${tag}`);
+        expect(await zone.locator(`.dnssec-key[data-key-tag="${tag}"]`).getAttribute('class')).toMatch(
+          / named signer$/,
+        );
+        expect(await zone.locator('.dnssec-link-step').allTextContents()).toEqual([
+          `names key ${tag}`,
+          `key ${tag} signed the key set`,
+        ]);
+        expect(await zone.locator(`.dnssec-sig[data-key-tag="${tag}"] .badge`).first().textContent()).toMatch(
+          /^valid, expires in \d+ days$/,
+        );
+      }
+      // Below the root each zone is entered through its parent's signed DS.
+      expect(await zones.nth(2).locator('.dnssec-link-entry').textContent()).toMatch(
+        /^DS at test, signed by its key \d+$/,
+      );
+      expect(await page.locator('[data-broken]').count()).toBe(0);
+      expect(await colourOf(page, '.dnssec-link-step')).toBe(await colourOf(page, '.badge-ok'));
+      // The answer, its signature, what it cost.
+      expect(await page.locator('table.dnssec-records tbody tr').allTextContents()).toEqual([
+        expect.stringContaining('192.0.2.10'),
+      ]);
+      expect(await page.locator('.dnssec-answer-sigs li').first().textContent()).toMatch(
+        /^RRSIG A by key \d+ of secure\.test/,
+      );
+      expect(await page.locator('.dnssec-queries').textContent()).toMatch(/^\d+ upstream quer(y|ies)$/);
+      expect(await page.locator('.attribution').textContent()).toContain('netdiag iterative resolver');
+      await shot(page, 'tool-dnssec-secure.png');
+
+      // The type is picked as the DNS tool's: TXT is no record of the name, a NODATA proven by NSEC.
+      await page.getByLabel('Record type').selectOption('TXT');
+      await expect.poll(() => page.locator('.result h2').textContent()).toBe('DNSSEC TXT · www.secure.test');
+      expect(new URL(page.url()).search).toBe('?q=www.secure.test&tool=dnssec&type=TXT');
+      await expect
+        .poll(() => verdict.locator('p').nth(1).textContent())
+        .toBe(
+          'www.secure.test TXT is secure: every link from the trust anchor down to secure.test verified, the proof that it has no TXT records included.',
+        );
+      expect(await page.locator('.dnssec-denial .badge').textContent()).toBe('proven');
+      expect(await page.locator('.dnssec-denial li').first().textContent()).toMatch(/ NSEC /);
+      await shot(page, 'tool-dnssec-nodata.png');
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
+    it('a bogus name: the expired signature is the broken link, red with signature_expired; desktop, dark, phone', {
+      timeout: 60_000,
+    }, async () => {
+      const { context, page, problems } = await open(fx, '/?q=www.expired.test&tool=dnssec');
+      const verdict = page.locator('.dnssec-verdict');
+      await verdict.waitFor({ timeout: 30_000 });
+      expect(await verdict.locator('.dnssec-result').textContent()).toBe('bogus');
+      expect(await verdict.locator('p').nth(1).textContent()).toMatch(
+        /^www\.expired\.test A is bogus: the chain breaks at expired\.test \(signature_expired\): the DNSKEY RRset of expired\.test .+ Validating resolvers answer SERVFAIL\.$/,
+      );
+      expect(await zonesOf(page)).toEqual([
+        ['.', 'secure'],
+        ['test', 'secure'],
+        ['expired.test', 'bogus'],
+      ]);
+      // One broken link, in the zone where the chain breaks: between its keys and their signature.
+      const broken = page.locator('[data-broken="true"]');
+      expect(await broken.count()).toBe(1);
+      const zone = page.locator('li.dnssec-zone[data-zone="expired.test"]');
+      expect(await zone.locator('[data-broken="true"]').textContent()).toBe('Broken link: signature_expired');
+      expect(await zone.locator('.dnssec-reason.broken').textContent()).toMatch(
+        /^✕ signature_expired the DNSKEY RRset/,
+      );
+      // The DS still names the key: that link holds; the signature over the key set expired.
+      expect(await zone.locator('.dnssec-link-step').first().getAttribute('data-broken')).toBeNull();
+      const expired = zone.locator('.dnssec-sig.broken');
+      expect(await expired.count()).toBe(1);
+      expect(await expired.locator('.badge').textContent()).toMatch(/^expired \d+ days ago$/);
+      // Red: the verdict's colour, not the colour of the links that hold.
+      const red = await colourOf(page, '.dnssec-verdict .dnssec-result');
+      expect(await colourOf(page, '[data-broken="true"]')).toBe(red);
+      expect(await colourOf(page, 'li.dnssec-zone[data-zone="expired.test"] .dnssec-sig.broken')).toBe(red);
+      expect(await colourOf(page, 'li.dnssec-zone[data-zone="test"] .dnssec-link-step')).not.toBe(red);
+      await shot(page, 'tool-dnssec-bogus.png');
+
+      await page.emulateMedia({ colorScheme: 'dark' });
+      // Dark mode's own red (styles.css --bad), still the broken link's.
+      await expect.poll(() => colourOf(page, '[data-broken="true"]')).not.toBe(red);
+      expect(await colourOf(page, '[data-broken="true"]')).toBe(
+        await colourOf(page, '.dnssec-verdict .dnssec-result'),
+      );
+      await shot(page, 'tool-dnssec-bogus-dark.png');
+      await page.emulateMedia({ colorScheme: 'light' });
+
+      await page.setViewportSize(PHONE);
+      await noSidewaysScroll(page);
+      // On a phone the three steps stack, each under the one before.
+      const steps = zone.locator('.dnssec-step');
+      expect((await steps.nth(1).boundingBox())!.y).toBeGreaterThan((await steps.nth(0).boundingBox())!.y);
+      await shot(page, 'tool-dnssec-bogus-phone.png');
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
+    it('an unsigned zone: the chain of trust ends there, drawn grey, with no broken link', {
+      timeout: 60_000,
+    }, async () => {
+      const { context, page, problems } = await open(fx, '/?q=www.unsigned.test&tool=dnssec', {
+        viewport: PHONE,
+      });
+      await page.locator('.dnssec-verdict').waitFor({ timeout: 30_000 });
+      expect(await page.locator('.dnssec-result').textContent()).toBe('insecure');
+      expect(await zonesOf(page)).toEqual([
+        ['.', 'secure'],
+        ['test', 'secure'],
+        ['unsigned.test', 'insecure'],
+      ]);
+      expect(await page.locator('[data-broken]').count()).toBe(0);
+      expect(
+        await page.locator('li.dnssec-zone[data-zone="unsigned.test"] .dnssec-link-entry').textContent(),
+      ).toBe('no DS at test: no_ds');
+      const grey = await page.evaluate<[string, string]>(`(() => {
+        const card = getComputedStyle(document.querySelector('li.dnssec-zone[data-zone="unsigned.test"] .dnssec-card'));
+        const signed = getComputedStyle(document.querySelector('li.dnssec-zone[data-zone="test"] .dnssec-card'));
+        return [card.backgroundColor, signed.backgroundColor];
+      })()`);
+      expect(grey[0]).not.toBe(grey[1]);
+      await noSidewaysScroll(page);
+      await shot(page, 'tool-dnssec-insecure-phone.png');
+      expect(problems).toEqual([]);
+      await context.close();
+    });
   });
 
   describe('when the rate limit is spent', () => {

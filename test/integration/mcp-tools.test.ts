@@ -12,7 +12,11 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/features/tools/catalog.js';
 import { type FixtureApp, SPF_SENDER, startFixtureApp } from '../e2e/fixture-app.js';
+import { bindHierarchyUnavailable } from '../fakes/bind-hierarchy.js';
 import { hasShared } from '../shared-data.js';
+
+const bindUnavailable = bindHierarchyUnavailable();
+if (bindUnavailable) console.warn(`mcp-tools: dnssec_validate not called: ${bindUnavailable}`);
 
 function text(result: CallToolResult): string {
   return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
@@ -27,13 +31,14 @@ describe('MCP tools for agent developers (issue 31 §5)', () => {
   const tool = (name: string) => tools.find((t) => t.name === name)!;
 
   beforeAll(async () => {
-    fx = await startFixtureApp();
+    // The signed hierarchy, where it can run, is the DNS engine's root for dnssec_validate.
+    fx = await startFixtureApp({ dnssec: bindUnavailable === undefined });
     client = new Client({ name: 'netdiag-agent-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', fx.url)));
     // Listing is what makes the SDK client compile the output schemas and check every
     // structured result against them (it throws on a result that does not conform).
     tools = (await client.listTools()).tools;
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await client?.close();
     await fx?.close();
@@ -126,6 +131,30 @@ describe('MCP tools for agent developers (issue 31 §5)', () => {
       expect(upper.isError, text(upper)).toBeFalsy();
     }
   });
+
+  it.skipIf(bindUnavailable !== undefined)(
+    'calls dnssec_validate with the name alone (type A): the verdict first, the chain as structured content',
+    async () => {
+      const validate = new AjvJsonSchemaValidator().getValidator(tool('dnssec_validate').outputSchema!);
+      const secure = await call('dnssec_validate', { target: 'www.secure.test' });
+      expect(secure.isError, text(secure)).toBeFalsy();
+      expect(validate(secure.structuredContent).valid).toBe(true);
+      expect(secure.structuredContent).toMatchObject({ type: 'A', status: 'secure', reason: null });
+      expect(text(secure)).toMatch(
+        /^www\.secure\.test A is secure: every link from the trust anchor down to secure\.test verified\. Chain: \. secure, test secure, secure\.test secure\./,
+      );
+      // A broken chain is an answer, not a tool error: the first broken link, named.
+      const bogus = await call('dnssec_validate', { target: 'www.expired.test', type: 'a' });
+      expect(bogus.isError, text(bogus)).toBeFalsy();
+      expect(bogus.structuredContent).toMatchObject({
+        status: 'bogus',
+        reason: { code: 'signature_expired', zone: 'expired.test' },
+      });
+      expect(text(bogus)).toMatch(
+        /^www\.expired\.test A is bogus: the chain breaks at expired\.test \(signature_expired\)/,
+      );
+    },
+  );
 
   it('answers a route error as a tool error with the error body as text, not as structured content', async () => {
     // Structured content would be checked against the output schema, which an error body is not.

@@ -62,6 +62,14 @@ describe('MCP endpoint (/mcp) with the SDK client', () => {
     expect(globalDns.inputSchema.required).toEqual(expect.arrayContaining(['target']));
     const myIp = tools.find((t) => t.name === 'my_ip')!;
     expect(myIp.inputSchema).toMatchObject({ type: 'object', properties: {} });
+    // DNSSEC validation: the name alone is enough (type A); a live measurement.
+    const dnssec = tools.find((t) => t.name === 'dnssec_validate')!;
+    expect(dnssec.inputSchema.required).toEqual(['target']);
+    expect(dnssec.inputSchema.properties?.type).toMatchObject({ default: 'A' });
+    expect(dnssec.description).toMatch(/^Validates DNSSEC .+ expensive limit \(100 per 60 s/);
+    expect(dnssec.outputSchema?.required).toEqual(
+      expect.arrayContaining(['status', 'reason', 'chain', 'answer', 'queries']),
+    );
     for (const tool of tools) {
       expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true, openWorldHint: true });
       expect(tool.description, tool.name).toMatch(/Cost: /);

@@ -2,6 +2,7 @@
 import { certificates } from './certificates.js';
 import type { Renderer } from './common.js';
 import { dns } from './dns.js';
+import { dnssec } from './dnssec.js';
 import { email } from './email.js';
 import { globalDns } from './global-dns.js';
 import { inspect } from './inspect.js';
@@ -14,6 +15,7 @@ import { tls } from './tls.js';
 
 export const RENDERERS: Readonly<Record<string, Renderer>> = {
   dns,
+  dnssec,
   email,
   spf,
   'mail-tls': mailTls,

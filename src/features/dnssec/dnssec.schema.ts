@@ -50,9 +50,10 @@ export const ReasonSchema = Nullable(
     {
       code: Type.String({
         description:
-          'From the catalogue in docs/dnssec.md: ds_mismatch, dnskey_missing, rrsig_missing, signature_expired, ' +
-          'signature_not_yet_valid, signature_invalid, denial_missing, not_covered, no_ds, unsupported_algorithm, ' +
-          'opt_out, nsec3_iterations, no_trust_anchor, budget_exhausted, servers_unreachable, ...',
+          'From the catalogue in docs/dnssec.md. Bogus: no_dnskey_matches_ds, ds_digest_mismatch, dnskey_missing, ' +
+          'rrsig_missing, signature_expired, signature_not_yet_valid, signature_invalid, denial_missing, ' +
+          'not_covered, ...; insecure: no_ds, nsec3_opt_out, nsec3_iterations, ds_algorithm_unsupported, ' +
+          'ds_digest_unsupported; indeterminate: no_trust_anchor, servers_unreachable, budget_exhausted, ...',
       }),
       zone: Type.String({
         description: 'bogus: the zone of the first broken link; insecure: where the chain of trust ends.',

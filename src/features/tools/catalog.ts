@@ -45,6 +45,19 @@ const LIST = [
     caseInsensitive: ['type'],
   },
   {
+    name: 'dnssec_validate',
+    command: 'dnssec',
+    title: 'DNSSEC validation',
+    method: 'GET',
+    path: '/api/dnssec',
+    description:
+      'Validates DNSSEC for a name and type (A by default) itself, from the root trust anchor down: secure, ' +
+      'insecure (where the chain of trust ends), bogus (the first broken link, its zone and reason, e.g. ' +
+      "signature_expired) or indeterminate, with each zone's DS, DNSKEY and signature windows. Use it when a " +
+      'name fails only at validating resolvers (SERVFAIL) or to check a signed zone or TLSA record; dns_lookup ' +
+      "only repeats a resolver's AD flag.",
+  },
+  {
     name: 'email_security',
     command: 'email',
     title: 'Email security',

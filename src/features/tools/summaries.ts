@@ -5,8 +5,10 @@
  * schema guarantees; nothing here is computed that the answer does not already say.
  */
 import type { Static } from 'typebox';
+import { dnssecVerdict } from '../../client/verdicts.js';
 import type { CertificatesResponse, SubdomainsResponse } from '../ct/ct.schema.js';
 import type { DnsResponse } from '../dns/dns.schema.js';
+import type { DnssecResponse } from '../dnssec/dnssec.schema.js';
 import type { EmailSecurityResponse } from '../email/email.schema.js';
 import type { GlobalDnsResponse } from '../global-dns/global-dns.schema.js';
 import type { InspectResponseSchema } from '../inspect/inspect.schema.js';
@@ -54,6 +56,18 @@ function dns(body: unknown): string {
   if (b.records.length === 0)
     return `${b.query_name} ${b.type}: no records (NOERROR, empty)${ad} (via ${b.source}).`;
   return `${b.query_name} ${b.type}: ${list(b.records.map(recordText))}${ad} (via ${b.source}).`;
+}
+
+function dnssec(body: unknown): string {
+  const b = body as DnssecResponse;
+  const chain = b.chain.map((l) => `${l.zone} ${l.status}`).join(', ');
+  const answer = b.answer.records.length
+    ? list(b.answer.records.filter((r) => r.type === b.type).map((r) => r.data))
+    : `no records (${b.answer.rcode})`;
+  return (
+    `${dnssecVerdict(b).text} Chain: ${chain || 'none'}. Answer: ${answer || b.answer.rcode}; ` +
+    `${plural(b.queries, 'upstream query', 'upstream queries')} (via ${b.source}).`
+  );
 }
 
 function email(body: unknown): string {
@@ -197,6 +211,7 @@ function myIp(body: unknown): string {
 
 export const summaries: Record<ToolName, Summarize> = {
   dns_lookup: dns,
+  dnssec_validate: dnssec,
   email_security: email,
   spf_check: spf,
   mail_tls: mailTls,

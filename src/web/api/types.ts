@@ -11,6 +11,8 @@ export type { BodyOf, ErrorBody, GetPath, Ok, PostPath, QueryOf } from '../../cl
 
 export type DnsResult = Ok<'/api/dns'>;
 export type DnsType = NonNullable<QueryOf<'/api/dns'>['type']>;
+export type DnssecResult = Ok<'/api/dnssec'>;
+export type DnssecZone = DnssecResult['chain'][number];
 export type EmailResult = Ok<'/api/email-security'>;
 export type EmailCheck = EmailResult['checks'][number];
 export type SpfResult = Ok<'/api/spf'>;

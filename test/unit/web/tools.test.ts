@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_STATE, type PageState } from '../../../src/web/state';
+import { DNSSEC_TYPES as ROUTE_DNSSEC_TYPES } from '../../../src/features/dnssec/dnssec.schema';
+import { DNSSEC_TYPES, EMPTY_STATE, type PageState, readState, stateSearch } from '../../../src/web/state';
 import { parseTarget } from '../../../src/web/target';
 import { toolById, toolFor } from '../../../src/web/tools';
 
@@ -64,5 +65,42 @@ describe('the mail servers tool', () => {
   it('is for domains only: an address in the box gets the address default', () => {
     expect(toolFor('domain', 'mail-tls').id).toBe('mail-tls');
     expect(toolFor('ip', 'mail-tls').id).toBe('ip');
+  });
+});
+
+describe('the DNSSEC tool', () => {
+  const dnssec = toolById('dnssec');
+
+  it('asks /api/dnssec about the name in the box and the type picked, DNSSEC and DANE types included', () => {
+    const [part] = dnssec.parts(parseTarget('https://www.secure.test/')!, {
+      ...EMPTY_STATE,
+      tool: 'dnssec',
+      type: 'DNSKEY',
+    });
+    expect(part?.call).toEqual({
+      method: 'GET',
+      path: '/api/dnssec',
+      query: { target: 'www.secure.test', type: 'DNSKEY' },
+    });
+    expect(part?.title).toBe('DNSSEC DNSKEY · www.secure.test');
+    expect(dnssec.label).toBe('DNSSEC');
+  });
+
+  it('offers exactly the types the route validates', () => {
+    expect([...DNSSEC_TYPES].sort()).toEqual([...ROUTE_DNSSEC_TYPES].sort());
+  });
+
+  it('validates an address as its reverse name (PTR), as the DNS tool asks it', () => {
+    const [part] = dnssec.parts(parseTarget('192.0.2.1')!, { ...EMPTY_STATE, tool: 'dnssec', type: 'MX' });
+    expect(part?.call.query).toEqual({ target: '192.0.2.1', type: 'PTR' });
+    expect(toolFor('ip', 'dnssec').id).toBe('dnssec');
+  });
+
+  it('keeps its type in the URL; a type the DNS tool does not take asks it A', () => {
+    const state = readState('?q=secure.test&tool=dnssec&type=ds');
+    expect(state).toMatchObject({ tool: 'dnssec', type: 'DS' });
+    expect(stateSearch(state)).toBe('?q=secure.test&tool=dnssec&type=DS');
+    const [part] = toolById('dns').parts(parseTarget('secure.test')!, { ...state, tool: 'dns' });
+    expect(part?.call.query).toEqual({ target: 'secure.test', type: 'A' });
   });
 });

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { recordText, summaries } from '../../../../src/features/tools/summaries.js';
+import { EXPIRED, SECURE } from '../../../fixtures/dnssec/answers.js';
 
 const attribution = { source: 'DNS over HTTPS (test)', source_id: 'doh-test', providers_tried: [] };
 
@@ -68,5 +69,16 @@ describe('tool summaries', () => {
         lists: [{ provider: 'iCloud Private Relay' }, { provider: 'Tor' }],
       }),
     ).toBe('192.0.2.1 is not in the published relay egress lists (iCloud Private Relay, Tor).');
+  });
+
+  it('says a DNSSEC verdict as the site opens with it, then the chain zone by zone and the cost', () => {
+    expect(summaries.dnssec_validate(SECURE)).toBe(
+      'www.secure.test A is secure: every link from the trust anchor down to secure.test verified. ' +
+        'Chain: . secure, test secure, secure.test secure. Answer: 192.0.2.10; 9 upstream queries ' +
+        '(via netdiag iterative resolver (from the root)).',
+    );
+    expect(summaries.dnssec_validate(EXPIRED)).toMatch(
+      /^www\.expired\.test A is bogus: the chain breaks at expired\.test \(signature_expired\): .+ Validating resolvers answer SERVFAIL\. Chain: \. secure, test secure, expired\.test bogus\./,
+    );
   });
 });
