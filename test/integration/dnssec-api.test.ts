@@ -70,6 +70,14 @@ describe.skipIf(unavailable !== undefined)('GET /api/dnssec on a signed hierarch
     expect(other.body.queries).toBeLessThanOrEqual(2);
   });
 
+  it('the broken link in words, dates in the one form the API writes', async () => {
+    const { body } = await get('www.expired.test', 'A');
+    expect(body.reason.detail).toMatch(/the signature expired at \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    expect(JSON.stringify(body.chain.map((l: { reason: unknown }) => l.reason))).not.toMatch(
+      /\d{4}-\d\d-\d\dT\d\d:/,
+    );
+  });
+
   it('says what is not a verdict: RFC 8624 advice, RFC 9276 parameters, a signature about to expire', async () => {
     const codes = async (name: string, type = 'A') => {
       const { body } = await get(name, type);

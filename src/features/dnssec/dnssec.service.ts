@@ -7,6 +7,7 @@
  */
 
 import { type Freshness, freshness } from '../../cache/cached.js';
+import { formatDateTime } from '../../client/words.js';
 import type { AppContext } from '../../context.js';
 import { ENGINE_PROVIDER } from '../../dns-engine/provider.js';
 import {
@@ -26,7 +27,7 @@ import { presentation } from '../../providers/dns/presentation.js';
 import { toDnsRR } from '../../providers/dns/records.js';
 import { DNS_API_TYPES, type DnsApiType, parseDnsQuestion } from '../dns/dns-target.js';
 import { DNSSEC_TYPES, type DnssecResponse } from './dnssec.schema.js';
-import { type ValidationResult, validate, type ZoneLink } from './validate.js';
+import { type Reason, type ValidationResult, validate, type ZoneLink } from './validate.js';
 
 type Finding = DnssecResponse['findings'][number];
 
@@ -38,6 +39,20 @@ const MAX_CACHE_SECONDS = 3600;
 function text(rr: DnsRecord): string {
   const typed = toDnsRR(rr as Parameters<typeof toDnsRR>[0]);
   return typed ? presentation(typed) : JSON.stringify(rr.data);
+}
+
+/**
+ * src/dnssec says a signature's times as RFC 3339 (it is pure, and its texts are for any caller);
+ * the sentences this API writes say dates in its one form (client/words' formatDateTime).
+ */
+function inWords(reason: Reason | null): Reason | null {
+  if (!reason) return null;
+  return {
+    ...reason,
+    detail: reason.detail.replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?Z\b/g, (iso) =>
+      formatDateTime(iso),
+    ),
+  };
 }
 
 function signatures(rrsigs: readonly RrsigRecord[]): DnssecResponse['chain'][number]['signatures'] {
@@ -104,7 +119,7 @@ function linkView(link: ZoneLink, now: Date): DnssecResponse['chain'][number] {
   return {
     zone: link.zone,
     status: link.status,
-    reason: link.reason,
+    reason: inWords(link.reason),
     anchored: link.anchored,
     ds,
     dnskeys,
@@ -148,7 +163,7 @@ export function shapeDnssec(
     target,
     type,
     status: result.status,
-    reason: result.reason,
+    reason: inWords(result.reason),
     chain: result.chain.map((link) => linkView(link, checkedAt)),
     answer: {
       rcode: resolution.rcode,
