@@ -250,10 +250,28 @@ function adviseMx(mx: MxEvaluation, add: Add): void {
   }
 }
 
-/** DNSSEC and DANE carry no points, so this advice is always low priority. */
+/**
+ * A broken chain first (its cap makes it high priority); signing an unsigned domain is optional
+ * advice, low priority, as it costs no points; then what DANE needs.
+ */
 function adviseDnssec(dnssec: DnssecEvaluation, d: string, add: Add): void {
-  if (dnssec.state === 'error') return;
-  if (dnssec.state === 'not_validated') {
+  if (dnssec.state === 'not_checked') return;
+  const broken = dnssec.answers.find((a) => a.status === 'bogus');
+  if (broken?.reason) {
+    add(
+      'dnssec',
+      `Repair DNSSEC for ${d} now: its chain of trust is broken at ${broken.reason.zone} (${broken.reason.detail}). Re-sign the zone, or correct the DS record at the registrar (remove it if the zone is no longer signed); until then validating resolvers refuse ${d}'s MX, SPF and DMARC answers.`,
+    );
+  }
+  for (const h of dnssec.hosts) {
+    const reason = h.addresses === 'bogus' ? h.addresses_reason : h.tlsa === 'bogus' ? h.tlsa_reason : null;
+    if (!reason) continue;
+    add(
+      'dnssec',
+      `Have DNSSEC repaired for MX host ${h.host} (broken at ${reason.zone}: ${reason.detail}): validating senders ${h.addresses === 'bogus' ? 'cannot resolve it' : 'defer mail to it (DANE)'}.`,
+    );
+  }
+  if (dnssec.state === 'insecure') {
     add(
       'dnssec',
       `Optional: sign ${d} with DNSSEC (your DNS host signs the zone, your registrar publishes its DS record), so validating receivers can trust your MX, SPF and DMARC answers and DANE becomes possible.`,
@@ -261,23 +279,22 @@ function adviseDnssec(dnssec: DnssecEvaluation, d: string, add: Add): void {
   }
   const names = (pick: (h: DnssecEvaluation['hosts'][number]) => boolean) =>
     dnssec.hosts.filter(pick).map((h) => h.tlsa_name);
-  const unvalidated = names((h) => h.tlsa === 'not_validated');
-  if (unvalidated.length > 0) {
+  const unsigned = names((h) => h.tlsa === 'insecure');
+  if (unsigned.length > 0) {
     add(
       'dnssec',
-      `Sign the zone holding ${unvalidated.join(', ')}, or remove those TLSA records: without DNSSEC every sender ignores them.`,
+      `Sign the zone holding ${unsigned.join(', ')}, or remove those TLSA records: without DNSSEC every sender ignores them.`,
     );
   }
-  const unusable = names((h) => h.tlsa === 'validated' && h.records.every((r) => !r.usable));
+  const unusable = names((h) => h.tlsa === 'secure' && h.records.every((r) => !r.usable));
   if (unusable.length > 0) {
     add(
       'dnssec',
       `Replace the TLSA records at ${unusable.join(', ')} with DANE-EE(3) or DANE-TA(2) records, for example "3 1 1" and the SHA-256 digest of the server's public key.`,
     );
   }
-  // DANE is possible only where the MX and address answers validate: hosts in the domain's own signed zones.
-  const mxValidated = dnssec.answers.some((a) => a.type === 'MX' && a.validated);
-  const possible = mxValidated ? names((h) => h.addresses_validated === true && h.tlsa === 'none') : [];
+  // DANE is possible only where the MX and address answers are secure: hosts in the domain's own signed zones.
+  const possible = dnssec.signed ? names((h) => h.addresses === 'secure' && h.tlsa === 'none') : [];
   if (possible.length > 0) {
     add(
       'dnssec',

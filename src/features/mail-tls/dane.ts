@@ -4,9 +4,11 @@
  * STARTTLS, the way a DANE-aware sender (Postfix, Exim: OpenSSL's DANE code)
  * checks them. Pure: the TLSA answer and the DER chain in, plain data out.
  *
- * - Records count only when their answer validated (AD, RFC 7672 §2.2.3);
- *   without AD senders ignore them (`insecure`). They are still compared with
- *   the chain then, so the report can say whether signing the zone would work.
+ * - Records count only when their answer is secure (RFC 7672 §2.2.3), by
+ *   netdiag's own validation (features/dnssec), never a resolver's AD bit: in
+ *   an unsigned zone senders ignore them (`insecure`); a broken chain (`bogus`)
+ *   makes DANE senders defer mail (§2.2). They are still compared with the
+ *   chain then, so the report can say whether signing the zone would work.
  * - PKIX-TA(0) and PKIX-EE(1) are unusable for SMTP (RFC 7672 §3.1.3), as are
  *   unassigned values and digests of the wrong length (email/tlsa.ts decides,
  *   for /api/email-security too).
@@ -30,6 +32,7 @@
 
 import { createHash, createPublicKey, type KeyObject, type X509Certificate } from 'node:crypto';
 import { formatDateTime } from '../../client/words.js';
+import { describeReason, type Reason, VALIDATOR_UNAVAILABLE, type ValidationStatus } from '../dnssec/verdicts.js';
 import { describeTlsa, smtpTlsaName, type TlsaSummary, unusableTlsaFindings } from '../email/tlsa.js';
 import { type DnsOutcome, type Finding, finding, type TlsaRecord } from '../email/types.js';
 import { issuedBy, type ParsedCertificate, parseCertificate, signedBy } from '../tls/certificate.js';
@@ -37,10 +40,12 @@ import { MAX_ANALYZED_CERTIFICATES } from '../tls/evidence.js';
 
 /**
  * valid: a usable record authenticates the server. mismatch: usable records, none authenticates it
- * (senders refuse delivery: the stale TLSA after a rollover). unusable: validated records, none
- * usable for SMTP (senders require TLS, authenticate nothing). unchecked: validated usable records
- * but no chain to check them against (no TLS handshake completed). insecure: records present, answer
- * not validated (senders ignore them). none: no records. error: the TLSA lookup failed (senders defer).
+ * (senders refuse delivery: the stale TLSA after a rollover). unusable: secure records, none
+ * usable for SMTP (senders require TLS, authenticate nothing). unchecked: secure usable records
+ * but no chain to check them against (no TLS handshake completed). insecure: records present in an
+ * unsigned zone (senders ignore them). bogus: the TLSA answer fails validation (senders defer).
+ * indeterminate: records present, no verdict reached (or this instance does not validate).
+ * none: no records. error: the TLSA lookup failed (senders defer).
  */
 export const DANE_VERDICTS = [
   'valid',
@@ -48,6 +53,8 @@ export const DANE_VERDICTS = [
   'unusable',
   'unchecked',
   'insecure',
+  'bogus',
+  'indeterminate',
   'none',
   'error',
 ] as const;
@@ -66,6 +73,8 @@ export interface DaneInput {
   host: string;
   /** The answer for `smtpTlsaName(host)`. */
   tlsa: DnsOutcome<TlsaRecord>;
+  /** netdiag's own verdict on that answer. */
+  dnssec: DnssecView;
   /** DER of the certificates the server sent, in the order sent, leaf first; undefined when no handshake completed. */
   chain: readonly Buffer[] | undefined;
   now: Date;
@@ -88,12 +97,20 @@ export interface DaneRecordCheck extends TlsaSummary {
   reason?: string;
 }
 
+/** A verdict of netdiag's own validation, as the answer shows it. */
+export interface DnssecView {
+  status: ValidationStatus;
+  reason: Reason | null;
+}
+
 export interface DaneEvaluation {
   /** `_25._tcp.<host>`. */
   tlsa_name: string;
   verdict: DaneVerdict;
-  /** AD on the TLSA answer (RFC 4035 §3.2.3); null when the lookup failed or the name cannot be asked. */
+  /** netdiag proved the TLSA answer secure (true), or insecure or bogus (false); null: no verdict, or the lookup failed. */
   validated: boolean | null;
+  /** netdiag's own verdict on the TLSA answer. */
+  dnssec: DnssecView;
   /** The records of the answer in the order received, each checked; empty for none and error. */
   records: DaneRecordCheck[];
   summary: string;
@@ -101,13 +118,15 @@ export interface DaneEvaluation {
 }
 
 export function evaluateDane(input: DaneInput): DaneEvaluation {
-  const { host, tlsa } = input;
+  const { host, tlsa, dnssec } = input;
   const name = smtpTlsaName(host);
-  if (tlsa.kind === 'error') {
+  const bogus = dnssec.status === 'bogus';
+  if (tlsa.kind === 'error' && !bogus) {
     return {
       tlsa_name: name,
       verdict: 'error',
       validated: null,
+      dnssec,
       records: [],
       summary: `The TLSA lookup for ${name} failed (${tlsa.message}).`,
       findings: [
@@ -121,12 +140,21 @@ export function evaluateDane(input: DaneInput): DaneEvaluation {
   }
   // A name too long to ask (invalid_name) cannot hold TLSA records.
   const records = tlsa.kind === 'answer' ? tlsa.records : [];
-  const validated = tlsa.kind === 'answer' ? tlsa.ad : null;
-  if (records.length === 0) {
+  // Whether the answer that was read is secure; nothing to say of a name that could not be asked.
+  const validated =
+    tlsa.kind !== 'answer' && !bogus
+      ? null
+      : dnssec.status === 'secure'
+        ? true
+        : dnssec.status === 'indeterminate'
+          ? null
+          : false;
+  if (records.length === 0 && !bogus) {
     return {
       tlsa_name: name,
       verdict: 'none',
       validated,
+      dnssec,
       records: [],
       summary: `No TLSA records at ${name}: DANE does not apply to ${host}.`,
       findings: [],
@@ -136,8 +164,9 @@ export function evaluateDane(input: DaneInput): DaneEvaluation {
   const chain = input.chain && input.chain.length > 0 ? new SentChain(input.chain) : undefined;
   const checks = records.map((record) => checkRecord(record, chain, input));
   const usable = checks.filter((c) => c.usable);
-  const verdict: DaneVerdict = !validated
-    ? 'insecure'
+  const verdict: DaneVerdict =
+    dnssec.status !== 'secure'
+    ? dnssec.status
     : usable.length === 0
       ? 'unusable'
       : chain === undefined
@@ -149,9 +178,10 @@ export function evaluateDane(input: DaneInput): DaneEvaluation {
     tlsa_name: name,
     verdict,
     validated,
+    dnssec,
     records: checks,
-    summary: summaryOf(verdict, name, host, checks),
-    findings: findingsOf(verdict, name, host, checks),
+    summary: summaryOf(verdict, name, host, checks, dnssec),
+    findings: findingsOf(verdict, name, host, checks, dnssec),
   };
 }
 
@@ -384,7 +414,13 @@ class SentChain {
   }
 }
 
-function summaryOf(verdict: DaneVerdict, name: string, host: string, checks: DaneRecordCheck[]): string {
+function summaryOf(
+  verdict: DaneVerdict,
+  name: string,
+  host: string,
+  checks: DaneRecordCheck[],
+  dnssec: DnssecView,
+): string {
   const match = checks.find((c) => c.result === 'match');
   switch (verdict) {
     case 'valid':
@@ -395,24 +431,57 @@ function summaryOf(verdict: DaneVerdict, name: string, host: string, checks: Dan
       return `The TLSA records at ${name} are validated but none is usable for SMTP: senders require TLS with ${host} and authenticate nothing.`;
     case 'unchecked':
       return `The TLSA records at ${name} are validated and usable, but no TLS handshake with ${host} completed to check them against.`;
+    case 'bogus':
+      return `DNSSEC bogus: the TLSA answer at ${name} fails validation at ${dnssec.reason?.zone ?? 'a zone'} (${dnssec.reason?.code ?? 'bogus'}): DANE-aware senders defer mail to ${host}.`;
+    case 'indeterminate':
+      return `The TLSA records at ${name} could not be DNSSEC-validated: whether senders apply them is not known.`;
     default:
-      return `The TLSA records at ${name} are not DNSSEC-validated: senders ignore them.`;
+      return `The TLSA records at ${name} are in a zone that is not DNSSEC-signed: senders ignore them.`;
   }
 }
 
-function findingsOf(verdict: DaneVerdict, name: string, host: string, checks: DaneRecordCheck[]): Finding[] {
+/** What comparing the records with the chain says, for records senders do not (yet) apply. */
+function against(checks: DaneRecordCheck[], signing: string): string {
+  const usable = checks.filter((c) => c.usable);
+  if (usable.length === 0 || usable.every((c) => c.result === 'unchecked')) return '';
+  return usable.some((c) => c.result === 'match')
+    ? ` They match the certificates the server sent: ${signing} would make DANE effective.`
+    : ` They do not match the certificates the server sent either: correct them before ${signing}, or DANE-aware senders will stop delivering.`;
+}
+
+function findingsOf(
+  verdict: DaneVerdict,
+  name: string,
+  host: string,
+  checks: DaneRecordCheck[],
+  dnssec: DnssecView,
+): Finding[] {
   if (verdict === 'insecure') {
-    const usable = checks.filter((c) => c.usable);
-    const against =
-      usable.length === 0 || usable.every((c) => c.result === 'unchecked')
-        ? ''
-        : usable.some((c) => c.result === 'match')
-          ? ' They match the certificates the server sent: signing the zone (with a DS record at its parent) would make DANE effective.'
-          : ' They do not match the certificates the server sent either: correct them before signing the zone, or DANE-aware senders will stop delivering.';
+    const where = dnssec.reason ? ` (the chain of trust ends at ${dnssec.reason.zone})` : '';
     return [
       finding(
         'warning',
-        `TLSA records at ${name} are published but were not DNSSEC-validated: senders ignore them, so DANE does not protect ${host}.${against}`,
+        `TLSA records at ${name} are published in a zone that is not DNSSEC-signed${where}: senders ignore them, so DANE does not protect ${host}.${against(checks, 'signing the zone (with a DS record at its parent)')}`,
+        'RFC 7672 §2.2.3',
+      ),
+    ];
+  }
+  if (verdict === 'bogus') {
+    return [
+      finding(
+        'error',
+        `DNSSEC bogus: the TLSA answer at ${name} fails netdiag's validation at ${describeReason(dnssec.reason)}. ` +
+          `Validating resolvers answer SERVFAIL for it, and DANE-aware senders defer mail to ${host} until the chain is repaired, then bounce it.${against(checks, 'repairing the chain')}`,
+        'RFC 7672 §2.2',
+      ),
+    ];
+  }
+  if (verdict === 'indeterminate') {
+    const unavailable = dnssec.reason?.code === VALIDATOR_UNAVAILABLE;
+    return [
+      finding(
+        unavailable ? 'info' : 'warning',
+        `The TLSA records at ${name} could not be DNSSEC-validated (${dnssec.reason?.detail ?? 'no verdict'}), so whether DANE-aware senders apply them is not known.${against(checks, 'their validation')}`,
         'RFC 7672 §2.2.3',
       ),
     ];

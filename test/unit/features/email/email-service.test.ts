@@ -8,6 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { CachedLoader } from '../../../../src/cache/cached.js';
 import { MemoryCache } from '../../../../src/cache/memory.js';
 import { AppError } from '../../../../src/errors.js';
+import type { DnssecValidator } from '../../../../src/features/dnssec/verdicts.js';
 import type { MarkRoots } from '../../../../src/features/email/bimi.js';
 import {
   checkEmailSecurity,
@@ -19,12 +20,16 @@ import { thrownBy } from '../../../expect-error.js';
 import type { FakeZone } from '../../../fakes/dns-zones.js';
 import { issueVmc, testMarkAuthority } from '../../../fakes/test-vmc.js';
 import { fixtureText, scenario, sharedZones } from '../../../fixtures/email/zones.js';
-import { makeZone, RoundGate, zoneResolver } from './zone-resolver.js';
+import { makeZone, RoundGate, zoneResolver, zoneValidator } from './zone-resolver.js';
 
 const STRONG_POLICY = 'version: STSv1\nmode: enforce\nmx: *.strong.email.test\nmax_age: 1209600\n';
 
-/** The strong fixture's HTTPS resources, and the test Mark Verifying Authority its VMC chains to. */
-async function strongDeps(): Promise<{ fetcher: ResourceFetcher; markRoots: MarkRoots }> {
+/** The strong fixture's HTTPS resources, the test Mark Verifying Authority its VMC chains to, its (signed) zones' validator. */
+async function strongDeps(): Promise<{
+  fetcher: ResourceFetcher;
+  markRoots: MarkRoots;
+  dnssec: DnssecValidator;
+}> {
   const vmc = await issueVmc({ domains: ['strong.email.test'] });
   const fetcher: ResourceFetcher = async ({ url }) => {
     const body = url.endsWith('mta-sts.txt')
@@ -42,7 +47,7 @@ async function strongDeps(): Promise<{ fetcher: ResourceFetcher; markRoots: Mark
       },
     };
   };
-  return { fetcher, markRoots: (await testMarkAuthority()).roots };
+  return { fetcher, markRoots: (await testMarkAuthority()).roots, dnssec: zoneValidator(zonesOf('strong')) };
 }
 
 const zonesOf = (name: string): FakeZone[] => [
@@ -109,7 +114,8 @@ describe('failures', () => {
     expect(sts.summary).toBe(
       'The _mta-sts lookup failed (timeout: no answer within 5000 ms); this check is left out of the score.',
     );
-    expect(body).toMatchObject({ score: 100, scoring: { earned: 90, possible: 90 } });
+    // The strong domain is signed: DNSSEC earns its 10 (issue 32).
+    expect(body).toMatchObject({ score: 100, scoring: { earned: 100, possible: 100 } });
   });
 
   it('every lookup failing is a 502 carrying providers_tried', async () => {
@@ -135,7 +141,7 @@ describe('failures', () => {
       ]),
     ];
     const body = await checkEmailSecurity(
-      { dns: zoneResolver(zones), fetcher, clock: Date.now },
+      { dns: zoneResolver(zones), fetcher, clock: Date.now, dnssec: zoneValidator(zones) },
       { domain: 'nomail.test', selectors: [] },
     );
     expect(fetcher).not.toHaveBeenCalled();
@@ -174,7 +180,13 @@ describe('cache (300 s, keyed on domain and selectors; partial failures not stor
     const dns = zoneResolver(zonesOf('mx-only'), {
       fail: (name) => name === '_smtp._tls.mx-only.email.test',
     });
-    const deps = { dns, fetcher: vi.fn<ResourceFetcher>(), clock, loader };
+    const deps = {
+      dns,
+      fetcher: vi.fn<ResourceFetcher>(),
+      clock,
+      loader,
+      dnssec: zoneValidator(zonesOf('mx-only')),
+    };
     const first = await lookupEmailSecurity(deps, { domain: 'mx-only.email.test' });
     expect(first.cache).toEqual({ hit: false, maxAge: 0, expiresAt: 0 });
     expect((await lookupEmailSecurity(deps, { domain: 'mx-only.email.test' })).cache.hit).toBe(false);
@@ -186,6 +198,7 @@ describe('attribution', () => {
     const body = await checkEmailSecurity(
       {
         dns: zoneResolver(zonesOf('mx-only')),
+        dnssec: zoneValidator(zonesOf('mx-only')),
         fetcher: vi.fn<ResourceFetcher>(),
         clock: () => Date.UTC(2024, 5, 1),
       },

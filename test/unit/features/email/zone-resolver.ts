@@ -7,6 +7,7 @@
  * `asked` records every question in order.
  */
 import { upstreamFailed } from '../../../../src/errors.js';
+import type { DnssecValidator, DnssecVerdict, Reason } from '../../../../src/features/dnssec/verdicts.js';
 import type { ChainResult } from '../../../../src/providers/chain.js';
 import type { DnsResolver } from '../../../../src/providers/dns/resolver.js';
 import type { DnsAnswer, DnsRecordType, DnsRR } from '../../../../src/providers/dns/types.js';
@@ -97,6 +98,58 @@ function toRR(r: FakeRecord): DnsRR {
       throw new Error(`zoneResolver: no conversion for ${r.type}`);
   }
 }
+
+/**
+ * A stand-in for netdiag's own DNSSEC validator (features/dnssec/verdicts.ts) over the same
+ * zones: a zone made with `ad: true` counts as signed (its answers validate secure), any other as
+ * unsigned (insecure, the chain of trust ending at its origin); `bogus` breaks the chain of the
+ * zones it names, with that reason. Answers are read from the zones as the engine would read them.
+ */
+export function zoneValidator(
+  zones: readonly FakeZone[],
+  opts: { bogus?: Record<string, Reason> } = {},
+): DnssecValidator & { asked: string[] } {
+  const asked: string[] = [];
+  return {
+    available: true,
+    asked,
+    async verdict(name: string, type: string): Promise<DnssecVerdict> {
+      const qname = name.toLowerCase().replace(/\.$/, '');
+      asked.push(`${type} ${qname}`);
+      const result = lookup(zones, qname, type);
+      // The zone of the last name of a CNAME chain: the one whose keys would sign the answer.
+      const last = String(result.answers.filter((r) => r.type === 'CNAME').at(-1)?.data ?? qname).toLowerCase();
+      const zone = [...zones]
+        .filter((z) => last === z.origin || last.endsWith(`.${z.origin}`))
+        .sort((a, b) => b.origin.length - a.origin.length)[0];
+      const answer: DnssecVerdict['answer'] =
+        result.rcode === 'NOERROR' || result.rcode === 'NXDOMAIN'
+          ? { rcode: result.rcode, records: result.answers.map(toRR) }
+          : null;
+      const broken = zone && opts.bogus?.[zone.origin];
+      if (broken) return { status: 'bogus', reason: broken, answer };
+      if (result.ad) return { status: 'secure', reason: null, answer };
+      const origin = zone?.origin ?? last;
+      return {
+        status: 'insecure',
+        reason: { code: 'no_ds', zone: origin, detail: `${origin} is delegated without DS: the zone is unsigned` },
+        answer,
+      };
+    },
+  };
+}
+
+/** A validator on an instance that does not validate (no root hint it may ask). */
+export const NOT_VALIDATING: DnssecValidator = {
+  available: false,
+  async verdict() {
+    return {
+      status: 'indeterminate',
+      reason: { code: 'validator_unavailable', zone: '.', detail: 'netdiag does not validate DNSSEC here' },
+      answer: null,
+    };
+  },
+};
 
 /**
  * Holds every DNS question until the test releases a round: all questions
