@@ -21,7 +21,14 @@ import {
 } from '../dnssec/verdicts.js';
 import { MAX_RESOLVED_HOSTS, sortMx } from './mx.js';
 import { describeTlsa, smtpTlsaName, type TlsaSummary, unusableTlsaFindings } from './tlsa.js';
-import { type CheckStatus, type DnsOutcome, type Finding, finding, type MailDns, type MxRecord } from './types.js';
+import {
+  type CheckStatus,
+  type DnsOutcome,
+  type Finding,
+  finding,
+  type MailDns,
+  type MxRecord,
+} from './types.js';
 
 export interface DnssecAnswer {
   name: string;
@@ -229,9 +236,7 @@ async function inspectHost(
       records,
       dane: signed && addresses.status === 'secure' && state === 'secure' && records.some((r) => r.usable),
     },
-    ...(tlsa.kind === 'error'
-      ? { failure: `the TLSA lookup for ${tlsaName} failed (${tlsa.message})` }
-      : {}),
+    ...(tlsa.kind === 'error' ? { failure: `the TLSA lookup for ${tlsaName} failed (${tlsa.message})` } : {}),
   };
 }
 
@@ -290,7 +295,12 @@ function domainFindings(domain: string, state: DnssecState, answers: DnssecAnswe
   return out;
 }
 
-function hostFindings({ host: h }: Inspected, domain: string, state: DnssecState, signed: boolean): Finding[] {
+function hostFindings(
+  { host: h }: Inspected,
+  domain: string,
+  state: DnssecState,
+  signed: boolean,
+): Finding[] {
   if (state === 'not_checked') return [];
   const out: Finding[] = [];
   const rfc = 'RFC 7672 §2.2';

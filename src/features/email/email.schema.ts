@@ -237,7 +237,10 @@ const DnssecDetails = Type.Object(
         status: DnssecStatusSchema,
         reason: ReasonSchema,
       }),
-      { description: 'The MX answer, the TXT answer SPF is read from, and the one at _dmarc, as netdiag validated them.' },
+      {
+        description:
+          'The MX answer, the TXT answer SPF is read from, and the one at _dmarc, as netdiag validated them.',
+      },
     ),
     mx_hosts: Type.Array(
       Type.Object({

@@ -17,13 +17,13 @@ import { type CachedLoader, type Freshness, freshness } from '../../cache/cached
 import { badInput } from '../../errors.js';
 import { normalizeDomain } from '../../net/names.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
+import { type DnssecValidator, RequestVerdicts } from '../dnssec/verdicts.js';
 import { LOOKUP_LIMIT, VOID_LOOKUP_LIMIT } from '../spf/spf-types.js';
 import { spfPermerrorView, spfTreeView } from '../spf/tree-view.js';
 import { discoverBimi, evaluateBimi, type MarkRoots } from './bimi.js';
 import { evaluateDkim } from './dkim.js';
 import { parseSelectors, selectorsToTest } from './dkim-selectors.js';
 import { evaluateDmarc } from './dmarc.js';
-import { type DnssecValidator, RequestVerdicts } from '../dnssec/verdicts.js';
 import { evaluateDnssec } from './dnssec.js';
 import type {
   EmailCheck,

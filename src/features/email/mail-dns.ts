@@ -113,7 +113,9 @@ export function createMailDns(
 
   /** A SERVFAIL from the resolvers: bogus by netdiag's own validation? */
   const diagnose = async (name: string, type: DnsRecordType, err: AppError) => {
-    const servfail = (err.providersTried ?? []).some((a) => /^upstream_error: SERVFAIL\b/.test(a.error ?? ''));
+    const servfail = (err.providersTried ?? []).some((a) =>
+      /^upstream_error: SERVFAIL\b/.test(a.error ?? ''),
+    );
     if (!servfail || !opts.verdicts) return undefined;
     const verdict = await opts.verdicts.verdict(name, type);
     if (verdict.status !== 'bogus' || !verdict.reason) return undefined;

@@ -53,7 +53,13 @@ type Session = { refused: string } | { probe: SmtpProbe; sni: string };
 
 export interface RequestSessions {
   /** The address as `host` sees it: the one session of the address, judged for `host`. */
-  judge(host: string, address: string, family: 4 | 6, tlsa: HostTlsa, now: () => Date): Promise<MailTlsAddress>;
+  judge(
+    host: string,
+    address: string,
+    family: 4 | 6,
+    tlsa: HostTlsa,
+    now: () => Date,
+  ): Promise<MailTlsAddress>;
 }
 
 /**

@@ -32,7 +32,12 @@
 
 import { createHash, createPublicKey, type KeyObject, type X509Certificate } from 'node:crypto';
 import { formatDateTime } from '../../client/words.js';
-import { describeReason, type Reason, VALIDATOR_UNAVAILABLE, type ValidationStatus } from '../dnssec/verdicts.js';
+import {
+  describeReason,
+  type Reason,
+  VALIDATOR_UNAVAILABLE,
+  type ValidationStatus,
+} from '../dnssec/verdicts.js';
 import { describeTlsa, smtpTlsaName, type TlsaSummary, unusableTlsaFindings } from '../email/tlsa.js';
 import { type DnsOutcome, type Finding, finding, type TlsaRecord } from '../email/types.js';
 import { issuedBy, type ParsedCertificate, parseCertificate, signedBy } from '../tls/certificate.js';
@@ -166,14 +171,14 @@ export function evaluateDane(input: DaneInput): DaneEvaluation {
   const usable = checks.filter((c) => c.usable);
   const verdict: DaneVerdict =
     dnssec.status !== 'secure'
-    ? dnssec.status
-    : usable.length === 0
-      ? 'unusable'
-      : chain === undefined
-        ? 'unchecked'
-        : usable.some((c) => c.result === 'match')
-          ? 'valid'
-          : 'mismatch';
+      ? dnssec.status
+      : usable.length === 0
+        ? 'unusable'
+        : chain === undefined
+          ? 'unchecked'
+          : usable.some((c) => c.result === 'match')
+            ? 'valid'
+            : 'mismatch';
   return {
     tlsa_name: name,
     verdict,
@@ -477,10 +482,11 @@ function findingsOf(
     ];
   }
   if (verdict === 'indeterminate') {
-    const unavailable = dnssec.reason?.code === VALIDATOR_UNAVAILABLE;
+    // Not validating here is no fault of the domain's; records that do not match are, either way.
+    const quiet = dnssec.reason?.code === VALIDATOR_UNAVAILABLE && !checks.some((c) => c.result === 'mismatch');
     return [
       finding(
-        unavailable ? 'info' : 'warning',
+        quiet ? 'info' : 'warning',
         `The TLSA records at ${name} could not be DNSSEC-validated (${dnssec.reason?.detail ?? 'no verdict'}), so whether DANE-aware senders apply them is not known.${against(checks, 'their validation')}`,
         'RFC 7672 §2.2.3',
       ),

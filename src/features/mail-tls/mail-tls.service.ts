@@ -26,6 +26,13 @@ import { type CachedLoader, type Freshness, freshness } from '../../cache/cached
 import { AppError } from '../../errors.js';
 import { normalizeDomain } from '../../net/names.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
+import {
+  type DnssecValidator,
+  describeReason,
+  type Reason,
+  RequestVerdicts,
+  VALIDATOR_UNAVAILABLE,
+} from '../dnssec/verdicts.js';
 import { createMailDns, type TrackedMailDns } from '../email/mail-dns.js';
 import {
   evaluateMtaSts,
@@ -39,13 +46,6 @@ import { sortMx } from '../email/mx.js';
 import type { ResourceFetcher } from '../email/resource-fetcher.js';
 import { smtpTlsaName } from '../email/tlsa.js';
 import { type DnsOutcome, type Finding, finding } from '../email/types.js';
-import {
-  type DnssecValidator,
-  describeReason,
-  type Reason,
-  RequestVerdicts,
-  VALIDATOR_UNAVAILABLE,
-} from '../dnssec/verdicts.js';
 import { type HostTlsa, type RequestSessions, type SessionDeps, startSessions } from './addresses.js';
 import type { MailTlsDane, MailTlsHost, MailTlsQuery, MailTlsResponse } from './mail-tls.schema.js';
 import { addressFindings, domainStatus, hostStatus, portBlocked, summarize, worstDane } from './verdicts.js';
@@ -189,7 +189,10 @@ async function checkMailTls(
   );
 }
 
-function bogusMx(domain: string, reason: NonNullable<Extract<DnsOutcome<unknown>, { kind: 'answer' }>['bogus']>) {
+function bogusMx(
+  domain: string,
+  reason: NonNullable<Extract<DnsOutcome<unknown>, { kind: 'answer' }>['bogus']>,
+) {
   return finding(
     'error',
     `DNSSEC bogus: the MX answer for ${domain} fails netdiag's validation at ${describeReason(reason)}. ` +

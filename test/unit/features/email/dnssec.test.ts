@@ -166,7 +166,7 @@ describe('DNSSEC and DANE', () => {
       "DNSSEC bogus: org.test's chain of trust is broken at org.test (signature_expired), so validating resolvers refuse its records.",
     );
     expect(messages(r)[0]).toBe(
-      'error: DNSSEC bogus: the chain of trust of org.test MX, org.test TXT, _dmarc.org.test TXT is broken at org.test (signature_expired: the DNSKEY RRset of org.test is not signed by a key its DS names: the signature expired). Validating resolvers answer SERVFAIL for them: senders that validate cannot deliver mail to org.test, and receivers that validate cannot read org.test\'s SPF, DKIM and DMARC records (temperror). The records its servers publish were still read, by netdiag’s own resolution, and are checked here as published. (RFC 4035 §5.5)',
+      "error: DNSSEC bogus: the chain of trust of org.test MX, org.test TXT, _dmarc.org.test TXT is broken at org.test (signature_expired: the DNSKEY RRset of org.test is not signed by a key its DS names: the signature expired). Validating resolvers answer SERVFAIL for them: senders that validate cannot deliver mail to org.test, and receivers that validate cannot read org.test's SPF, DKIM and DMARC records (temperror). The records its servers publish were still read, by netdiag’s own resolution, and are checked here as published. (RFC 4035 §5.5)",
     );
     expect(r.hosts.map((h) => [h.host, h.addresses, h.tlsa])).toEqual([
       [`mx1.${D}`, 'bogus', 'bogus'],
@@ -191,7 +191,9 @@ describe('DNSSEC and DANE', () => {
     expect(messages(r)).toContain(
       `error: DNSSEC bogus: the TLSA answer at _25._tcp.mx1.${D} fails validation at _tcp.mx1.org.test (signature_expired: the DNSKEY RRset of org.test is not signed by a key its DS names: the signature expired). DANE-aware senders defer mail to mx1.${D} while its TLSA records cannot be validated. (RFC 7672 §2.2)`,
     );
-    expect(r.summary).toBe(`org.test is DNSSEC-signed and its answers validate; DNSSEC is broken for MX host mx1.${D}.`);
+    expect(r.summary).toBe(
+      `org.test is DNSSEC-signed and its answers validate; DNSSEC is broken for MX host mx1.${D}.`,
+    );
   });
 
   it('an instance that does not validate: not checked, no verdicts, no DANE claim', async () => {

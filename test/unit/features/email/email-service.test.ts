@@ -212,3 +212,107 @@ describe('attribution', () => {
     });
   });
 });
+
+describe('DNSSEC, by a stand-in for netdiag’s validator (a fixture zone made with `ad` is signed)', () => {
+  const run = (name: string, dnssec?: DnssecValidator) => {
+    const zones = zonesOf(name);
+    return checkEmailSecurity(
+      {
+        dns: zoneResolver(zones),
+        dnssec: dnssec ?? zoneValidator(zones),
+        fetcher: vi.fn<ResourceFetcher>(),
+        clock: Date.now,
+      },
+      { domain: scenario(name).domain, selectors: [] },
+    );
+  };
+  const line = (body: Awaited<ReturnType<typeof run>>) => {
+    const c = body.checks.find((x) => x.id === 'dnssec')!;
+    return [c.status, c.points, c.max_points];
+  };
+
+  it('TLSA records in an unsigned zone: a warning and a recommendation, no points either way (60 → C, as unsigned)', async () => {
+    const d = 'tlsa-unsigned.email.test';
+    const body = await run('dnssec-unsigned-tlsa');
+    expect(body).toMatchObject({ score: 60, grade: 'C' });
+    expect(line(body)).toEqual(['warn', 0, 0]);
+    expect(body.details.dnssec).toMatchObject({
+      state: 'insecure',
+      dane: 'none',
+      mx_hosts: [{ host: `mx.${d}`, addresses: 'insecure', tlsa: 'insecure', dane: false }],
+    });
+    expect(body.recommendations.filter((r) => r.check === 'dnssec').map((r) => r.priority)).toEqual([
+      'low',
+      'low',
+    ]);
+  });
+
+  it('a signed domain with DANE on one of four MX hosts: signing earns 10 of 10 (70 of 110 → 64, C)', async () => {
+    const d = 'dane-partial.email.test';
+    const body = await run('dnssec-partial-dane');
+    expect(body).toMatchObject({ score: 64, grade: 'C', scoring: { earned: 70, possible: 110 } });
+    expect(line(body)).toEqual(['warn', 10, 10]);
+    expect(body.details.dnssec.mx_hosts.map((h) => [h.host, h.addresses, h.tlsa, h.dane])).toEqual([
+      [`mx1.${d}`, 'secure', 'secure', true],
+      [`mx2.${d}`, 'secure', 'none', false],
+      [`mx3.${d}`, 'secure', 'secure', false],
+      ['mx1.provider.test', 'insecure', 'none', false],
+    ]);
+    expect(body.checks.find((c) => c.id === 'dnssec')!.summary).toBe(
+      `${d} is DNSSEC-signed and its answers validate; DANE on 1 of 4 MX hosts.`,
+    );
+  });
+
+  it('the same domain, its chain of trust broken: 0 of 10 (60 of 110 → 55, D; capped at D besides), the fix first', async () => {
+    const d = 'dane-partial.email.test';
+    const broken = {
+      code: 'ds_digest_mismatch',
+      zone: d,
+      detail: `the DS for ${d} names its key 12345 by tag and algorithm, but that key's digest is not the DS's`,
+    };
+    const body = await run(
+      'dnssec-partial-dane',
+      zoneValidator(zonesOf('dnssec-partial-dane'), { bogus: { [d]: broken } }),
+    );
+    expect(line(body)).toEqual(['fail', 0, 10]);
+    expect(body).toMatchObject({ score: 55, grade: 'D', scoring: { earned: 60, possible: 110 } });
+    expect(body.scoring.caps).toContainEqual({
+      check: 'dnssec',
+      max_grade: 'D',
+      max_score: 59,
+      reason: 'DNSSEC bogus: validating resolvers refuse the domain’s MX, SPF or DMARC answers',
+    });
+    expect(body.recommendations[0]).toEqual({
+      check: 'dnssec',
+      priority: 'high',
+      text: `Repair DNSSEC for ${d} now: its chain of trust is broken at ${d} (${broken.detail}). Re-sign the zone, or correct the DS record at the registrar (remove it if the zone is no longer signed); until then validating resolvers refuse ${d}'s MX, SPF and DMARC answers.`,
+    });
+  });
+
+  it('behind a validating resolver a bogus domain answers SERVFAIL everywhere: still a 200-worthy answer, its records read as published', async () => {
+    const d = 'dane-partial.email.test';
+    const zones = zonesOf('dnssec-partial-dane');
+    const broken = { code: 'signature_expired', zone: d, detail: 'the signatures of the zone expired' };
+    const validating = zoneResolver(zones, { servfail: (name) => name === d || name.endsWith(`.${d}`) });
+    const body = await checkEmailSecurity(
+      {
+        dns: validating,
+        dnssec: zoneValidator(zones, { bogus: { [d]: broken } }),
+        fetcher: vi.fn<ResourceFetcher>(),
+        clock: Date.now,
+      },
+      { domain: d, selectors: [] },
+    );
+    // Read from netdiag's own resolution: the SPF and DMARC records as published.
+    expect(body.checks.find((c) => c.id === 'spf')).toMatchObject({ status: 'pass', points: 20 });
+    expect(body.checks.find((c) => c.id === 'dmarc')!.status).not.toBe('error');
+    expect(line(body)).toEqual(['fail', 0, 10]);
+    expect(body.checks.find((c) => c.id === 'dnssec')!.findings[0]!.message).toMatch(
+      /^DNSSEC bogus: the chain of trust of dane-partial\.email\.test MX, .* is broken at dane-partial\.email\.test \(signature_expired: the signatures of the zone expired\)/,
+    );
+    expect(body.providers_tried).toEqual([
+      { id: 'doh-fake', name: 'Fake DoH', status: 'failed', error: 'upstream_error: SERVFAIL' },
+      { id: 'dns-engine', name: 'netdiag iterative resolver (from the root)', status: 'ok' },
+    ]);
+  });
+});

@@ -41,8 +41,20 @@ const perfect: ScoringFacts = {
 };
 
 /** The DNSSEC facts of a signed domain, of a broken chain, of a broken MX host. */
-const SIGNED = { state: 'secure', signed: true, bogusHosts: [], hosts: ['mx.x.test'], unknown: false } as const;
-const BOGUS = { state: 'bogus', signed: false, bogusHosts: [], hosts: ['mx.x.test'], unknown: false } as const;
+const SIGNED = {
+  state: 'secure',
+  signed: true,
+  bogusHosts: [],
+  hosts: ['mx.x.test'],
+  unknown: false,
+} as const;
+const BOGUS = {
+  state: 'bogus',
+  signed: false,
+  bogusHosts: [],
+  hosts: ['mx.x.test'],
+  unknown: false,
+} as const;
 
 function facts(overrides: Partial<{ [K in keyof ScoringFacts]: Partial<ScoringFacts[K]> }>): ScoringFacts {
   const out = { ...perfect } as Record<string, unknown>;

@@ -3,8 +3,9 @@
  * fake DNS server's own `lookup` (CNAMEs followed, NXDOMAIN vs NODATA), no
  * sockets, AD as the zones say (`testZone(..., { ad: true })`). `fail` makes
  * chosen questions fail the way the real resolver does
- * when every provider fails (a 502 AppError with providers_tried), and
- * `asked` records every question in order.
+ * when every provider fails (a 502 AppError with providers_tried), `servfail`
+ * as it does when the resolver answers SERVFAIL, and `asked` records every
+ * question in order.
  */
 import { upstreamFailed } from '../../../../src/errors.js';
 import type { DnssecValidator, DnssecVerdict, Reason } from '../../../../src/features/dnssec/verdicts.js';
@@ -28,7 +29,12 @@ export const FAKE_PROVIDER = { id: 'doh-fake', name: 'Fake DoH' };
 
 export function zoneResolver(
   zones: readonly FakeZone[],
-  opts: { fail?: (name: string, type: DnsRecordType) => boolean; gate?: RoundGate } = {},
+  opts: {
+    fail?: (name: string, type: DnsRecordType) => boolean;
+    /** Questions answered SERVFAIL, as a validating resolver answers a bogus name. */
+    servfail?: (name: string, type: DnsRecordType) => boolean;
+    gate?: RoundGate;
+  } = {},
 ): ZoneResolver {
   const asked: ZoneResolver['asked'] = [];
   return {
@@ -43,6 +49,7 @@ export function zoneResolver(
         ]);
       }
       const result = lookup(zones, qname, type);
+      if (opts.servfail?.(qname, type)) result.rcode = 'SERVFAIL';
       if (result.rcode === 'REFUSED' || result.rcode === 'SERVFAIL') {
         throw upstreamFailed('dns', [
           { ...FAKE_PROVIDER, status: 'failed', error: `upstream_error: ${result.rcode}` },
@@ -118,7 +125,9 @@ export function zoneValidator(
       asked.push(`${type} ${qname}`);
       const result = lookup(zones, qname, type);
       // The zone of the last name of a CNAME chain: the one whose keys would sign the answer.
-      const last = String(result.answers.filter((r) => r.type === 'CNAME').at(-1)?.data ?? qname).toLowerCase();
+      const last = String(
+        result.answers.filter((r) => r.type === 'CNAME').at(-1)?.data ?? qname,
+      ).toLowerCase();
       const zone = [...zones]
         .filter((z) => last === z.origin || last.endsWith(`.${z.origin}`))
         .sort((a, b) => b.origin.length - a.origin.length)[0];
@@ -132,7 +141,11 @@ export function zoneValidator(
       const origin = zone?.origin ?? last;
       return {
         status: 'insecure',
-        reason: { code: 'no_ds', zone: origin, detail: `${origin} is delegated without DS: the zone is unsigned` },
+        reason: {
+          code: 'no_ds',
+          zone: origin,
+          detail: `${origin} is delegated without DS: the zone is unsigned`,
+        },
         answer,
       };
     },
