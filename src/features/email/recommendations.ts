@@ -2,7 +2,8 @@
  * What to fix, most valuable first. Pure: built from the check evaluations
  * and their scores. Priority: high when the check caps the grade or leaves
  * 10 or more points on the table, medium for 4 or more, low otherwise;
- * within a priority, more missing points first, then the heavier check.
+ * within a priority, a check that caps the grade first (nothing else lifts
+ * the score past its cap), then more missing points, then the heavier check.
  */
 
 import { LOOKUP_LIMIT, VOID_LOOKUP_LIMIT } from '../spf/spf-types.js';
@@ -76,6 +77,8 @@ export function recommend(input: RecommendationInput): Recommendation[] {
     .sort(
       (a, b) =>
         RANK[a.priority] - RANK[b.priority] ||
+        // A cap holds the score whatever else is fixed: lift it first.
+        Number(capped.has(b.check)) - Number(capped.has(a.check)) ||
         missing(b.check) - missing(a.check) ||
         WEIGHTS[b.check] - WEIGHTS[a.check] ||
         a.order - b.order,
