@@ -203,7 +203,7 @@ describe('GET /api/mail-tls', () => {
     expect(body.hosts[0].dane.verdict).toBe('indeterminate');
     expect(body.hosts[0].dane.records[0]).toMatchObject({ result: 'mismatch' });
     expect(body.hosts[0].findings.map((f: { message: string }) => f.message).join('\n')).toMatch(
-      /They do not match the certificates the server sent either/,
+      /They do not match the certificates the server sent: correct them/,
     );
   });
 

@@ -445,13 +445,18 @@ function summaryOf(
   }
 }
 
-/** What comparing the records with the chain says, for records senders do not (yet) apply. */
-function against(checks: DaneRecordCheck[], signing: string): string {
+/**
+ * What comparing the records with the chain says, for records senders do not (yet) apply; `fix`
+ * is what would make them apply ("signing the zone"), undefined when only a verdict is missing.
+ */
+function against(checks: DaneRecordCheck[], fix: string | undefined): string {
   const usable = checks.filter((c) => c.usable);
   if (usable.length === 0 || usable.every((c) => c.result === 'unchecked')) return '';
-  return usable.some((c) => c.result === 'match')
-    ? ` They match the certificates the server sent: ${signing} would make DANE effective.`
-    : ` They do not match the certificates the server sent either: correct them before ${signing}, or DANE-aware senders will stop delivering.`;
+  if (usable.some((c) => c.result === 'match'))
+    return fix
+      ? ` They match the certificates the server sent: ${fix} would make DANE effective.`
+      : ' They match the certificates the server sent.';
+  return ` They do not match the certificates the server sent${fix ? ' either' : ''}: correct them${fix ? ` before ${fix}` : ''}, or DANE-aware senders ${fix ? 'will stop' : 'may stop'} delivering.`;
 }
 
 function findingsOf(
@@ -487,7 +492,7 @@ function findingsOf(
     return [
       finding(
         quiet ? 'info' : 'warning',
-        `The TLSA records at ${name} could not be DNSSEC-validated (${dnssec.reason?.detail ?? 'no verdict'}), so whether DANE-aware senders apply them is not known.${against(checks, 'their validation')}`,
+        `The TLSA records at ${name} could not be DNSSEC-validated (${dnssec.reason?.detail ?? 'no verdict'}), so whether DANE-aware senders apply them is not known.${against(checks, undefined)}`,
         'RFC 7672 §2.2.3',
       ),
     ];

@@ -413,7 +413,7 @@ describe('records SMTP cannot use, and answers without usable records', () => {
     });
     expect(failed).toMatchObject({ verdict: 'indeterminate', validated: null });
     expect(messages(failed)).toEqual([
-      `warning: The TLSA records at ${TLSA_NAME} could not be DNSSEC-validated (no server of dane.test answered), so whether DANE-aware senders apply them is not known. They do not match the certificates the server sent either: correct them before their validation, or DANE-aware senders will stop delivering. (RFC 7672 §2.2.3)`,
+      `warning: The TLSA records at ${TLSA_NAME} could not be DNSSEC-validated (no server of dane.test answered), so whether DANE-aware senders apply them is not known. They do not match the certificates the server sent: correct them, or DANE-aware senders may stop delivering. (RFC 7672 §2.2.3)`,
     ]);
     const off = evaluate(records, [leaf], {
       status: 'indeterminate',
