@@ -204,7 +204,9 @@ function spfZones(): FakeZone[] {
  * record of its key, mx2 (20) with the record of the key it had before a
  * certificate change (DANE mismatch), mx3 (30) on a permitted address where
  * nothing listens (unreachable), mx4 (40) on a loopback address outbound safety
- * refuses (not contacted); the zone validated (AD) as DANE needs.
+ * refuses (not contacted). DANE counts only on netdiag's own DNSSEC validation
+ * (issue 32), which these fixtures do not stand behind: the records are
+ * matched against the chains, without a DNSSEC verdict.
  */
 export const MAIL_DOMAIN = 'mailtls.test';
 
@@ -290,7 +292,6 @@ async function startMailServers(siteAddress: string | undefined): Promise<MailSe
           tlsa(name1, mx1.certPem),
           tlsa(name2, before.certPem),
         ],
-        { ad: true },
       ),
     ],
     addresses: [mx1.server.host, mx2.server.host, UNREACHABLE_MX_ADDRESS],
