@@ -277,22 +277,19 @@ async function startMailServers(siteAddress: string | undefined): Promise<MailSe
   return {
     zones: [
       testZone('127.in-addr.arpa', [ptr(mx1.server.host, name1), ptr(mx2.server.host, name2)]),
-      testZone(
-        MAIL_DOMAIN,
-        [
-          // Listed out of order: the answer lists them by preference.
-          { name: MAIL_DOMAIN, type: 'MX', data: { preference: 10, exchange: name1 } },
-          { name: MAIL_DOMAIN, type: 'MX', data: { preference: 40, exchange: name4 } },
-          { name: MAIL_DOMAIN, type: 'MX', data: { preference: 20, exchange: name2 } },
-          { name: MAIL_DOMAIN, type: 'MX', data: { preference: 30, exchange: name3 } },
-          { name: name1, type: 'A', data: mx1.server.host },
-          { name: name2, type: 'A', data: mx2.server.host },
-          { name: name3, type: 'A', data: UNREACHABLE_MX_ADDRESS },
-          { name: name4, type: 'A', data: REFUSED_MX_ADDRESS },
-          tlsa(name1, mx1.certPem),
-          tlsa(name2, before.certPem),
-        ],
-      ),
+      testZone(MAIL_DOMAIN, [
+        // Listed out of order: the answer lists them by preference.
+        { name: MAIL_DOMAIN, type: 'MX', data: { preference: 10, exchange: name1 } },
+        { name: MAIL_DOMAIN, type: 'MX', data: { preference: 40, exchange: name4 } },
+        { name: MAIL_DOMAIN, type: 'MX', data: { preference: 20, exchange: name2 } },
+        { name: MAIL_DOMAIN, type: 'MX', data: { preference: 30, exchange: name3 } },
+        { name: name1, type: 'A', data: mx1.server.host },
+        { name: name2, type: 'A', data: mx2.server.host },
+        { name: name3, type: 'A', data: UNREACHABLE_MX_ADDRESS },
+        { name: name4, type: 'A', data: REFUSED_MX_ADDRESS },
+        tlsa(name1, mx1.certPem),
+        tlsa(name2, before.certPem),
+      ]),
     ],
     addresses: [mx1.server.host, mx2.server.host, UNREACHABLE_MX_ADDRESS],
     close: async () => void (await Promise.all([mx1.server.close(), mx2.server.close()])),

@@ -242,19 +242,16 @@ describe.skipIf(!enabled)('GET /api/mail-tls against Postfix', () => {
     );
     dns = await startFakeDnsServer({
       zones: [
-        testZone(
-          'interop.test',
-          [
-            { name: 'interop.test', type: 'MX', data: { preference: 10, exchange: MX_NAME } },
-            { name: MX_NAME, type: 'A', data: env.NETDIAG_INTEROP_SMTP! },
-            // DANE-EE(3) for the leaf's key and DANE-TA(2) for the intermediate's, both SPKI(1) SHA2-256(1).
-            ...[3, 2].map((usage, i) => ({
-              name: `_25._tcp.${MX_NAME}`,
-              type: 'TLSA',
-              data: { usage, selector: 1, matchingType: 1, certificate: Buffer.from(spkiSha256[i]!, 'hex') },
-            })),
-          ],
-        ),
+        testZone('interop.test', [
+          { name: 'interop.test', type: 'MX', data: { preference: 10, exchange: MX_NAME } },
+          { name: MX_NAME, type: 'A', data: env.NETDIAG_INTEROP_SMTP! },
+          // DANE-EE(3) for the leaf's key and DANE-TA(2) for the intermediate's, both SPKI(1) SHA2-256(1).
+          ...[3, 2].map((usage, i) => ({
+            name: `_25._tcp.${MX_NAME}`,
+            type: 'TLSA',
+            data: { usage, selector: 1, matchingType: 1, certificate: Buffer.from(spkiSha256[i]!, 'hex') },
+          })),
+        ]),
       ],
     });
   });

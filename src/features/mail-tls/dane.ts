@@ -488,7 +488,8 @@ function findingsOf(
   }
   if (verdict === 'indeterminate') {
     // Not validating here is no fault of the domain's; records that do not match are, either way.
-    const quiet = dnssec.reason?.code === VALIDATOR_UNAVAILABLE && !checks.some((c) => c.result === 'mismatch');
+    const quiet =
+      dnssec.reason?.code === VALIDATOR_UNAVAILABLE && !checks.some((c) => c.result === 'mismatch');
     return [
       finding(
         quiet ? 'info' : 'warning',
