@@ -121,7 +121,9 @@ export async function evaluateDnssec(
             : 'none';
 
   const findings = domainFindings(domain, state, answers);
-  for (const i of inspected) findings.push(...hostFindings(i, domain, state, signed));
+  // A host in the domain's own broken zone breaks at the same link: said once, for the domain.
+  const broken = state === 'bogus' ? reason?.zone : undefined;
+  for (const i of inspected) findings.push(...hostFindings(i, domain, state, signed, broken));
   if (dane === 'some') {
     const others = hosts.filter((h) => !h.dane).map((h) => h.host);
     findings.push(
@@ -300,11 +302,12 @@ function hostFindings(
   domain: string,
   state: DnssecState,
   signed: boolean,
+  broken: string | undefined,
 ): Finding[] {
   if (state === 'not_checked') return [];
   const out: Finding[] = [];
   const rfc = 'RFC 7672 §2.2';
-  if (h.addresses === 'bogus') {
+  if (h.addresses === 'bogus' && h.addresses_reason?.zone !== broken) {
     out.push(
       finding(
         'error',
@@ -323,6 +326,7 @@ function hostFindings(
   }
   switch (h.tlsa) {
     case 'bogus':
+      if (h.tlsa_reason?.zone === broken) break;
       out.push(
         finding(
           'error',

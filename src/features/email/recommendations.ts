@@ -268,7 +268,8 @@ function adviseDnssec(dnssec: DnssecEvaluation, d: string, add: Add): void {
   }
   for (const h of dnssec.hosts) {
     const reason = h.addresses === 'bogus' ? h.addresses_reason : h.tlsa === 'bogus' ? h.tlsa_reason : null;
-    if (!reason) continue;
+    // Broken where the domain is: repairing the domain repairs it.
+    if (!reason || reason.zone === broken?.reason?.zone) continue;
     add(
       'dnssec',
       `Have DNSSEC repaired for MX host ${h.host} (broken at ${reason.zone}: ${reason.detail}): validating senders ${h.addresses === 'bogus' ? 'cannot resolve it' : 'defer mail to it (DANE)'}.`,

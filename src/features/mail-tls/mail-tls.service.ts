@@ -45,7 +45,7 @@ import {
 import { sortMx } from '../email/mx.js';
 import type { ResourceFetcher } from '../email/resource-fetcher.js';
 import { smtpTlsaName } from '../email/tlsa.js';
-import { type DnsOutcome, type Finding, finding } from '../email/types.js';
+import { type Finding, finding } from '../email/types.js';
 import { type HostTlsa, type RequestSessions, type SessionDeps, startSessions } from './addresses.js';
 import type { MailTlsDane, MailTlsHost, MailTlsQuery, MailTlsResponse } from './mail-tls.schema.js';
 import { addressFindings, domainStatus, hostStatus, portBlocked, summarize, worstDane } from './verdicts.js';
@@ -189,10 +189,7 @@ async function checkMailTls(
   );
 }
 
-function bogusMx(
-  domain: string,
-  reason: NonNullable<Extract<DnsOutcome<unknown>, { kind: 'answer' }>['bogus']>,
-) {
+function bogusMx(domain: string, reason: Reason): Finding {
   return finding(
     'error',
     `DNSSEC bogus: the MX answer for ${domain} fails netdiag's validation at ${describeReason(reason)}. ` +
