@@ -12,6 +12,7 @@ import { canBindLowPorts } from './scripts/low-ports.mjs';
 const NEEDS_LOW_PORTS = [
   'test/faults/providers.test.ts',
   'test/integration/dns-engine.test.ts',
+  'test/integration/dnssec-mail.test.ts',
   'test/integration/email-fetch.test.ts',
   'test/integration/email-scenarios.test.ts',
   'test/integration/inspect-api.test.ts',

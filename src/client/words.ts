@@ -163,13 +163,15 @@ export const MAIL_TLS_STATUS: Record<MailTls['status'], { tone: Tone; label: str
   no_mail: { tone: 'muted', label: 'no mail' },
 };
 
-/** Only `valid` authenticates; `mismatch` and `error` stop DANE senders; the rest are weaknesses or absence. */
+/** Only `valid` authenticates; `mismatch`, `bogus` and `error` stop DANE senders; the rest are weaknesses or absence. */
 export const DANE_TONE: Record<MailTlsDane['verdict'], Tone> = {
   valid: 'ok',
   mismatch: 'bad',
   unusable: 'warn',
   unchecked: 'muted',
   insecure: 'warn',
+  bogus: 'bad',
+  indeterminate: 'muted',
   none: 'muted',
   error: 'bad',
 };

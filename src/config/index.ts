@@ -642,9 +642,10 @@ const unconfigured = `https://127.0.0.1:${UNCONFIGURED_UPSTREAM_PORT}`;
  */
 export const TEST_UPSTREAM_ENV: Readonly<Record<string, string>> = Object.freeze({
   DNS_RESOLVERS: `udp://127.0.0.1:${UNCONFIGURED_UPSTREAM_PORT}`,
-  // Loopback, which outbound safety refuses unless a test widens it: the engine fails at once,
-  // and never sends a query toward the real roots.
-  DNS_ROOT_HINTS: '127.0.0.1',
+  // A documentation address (RFC 5737): outbound safety refuses it, so the iterative engine asks
+  // no one and netdiag's DNSSEC validation reports itself unavailable (features/dnssec/verdicts.ts)
+  // unless a test points DNS_ROOT_HINTS at a hierarchy of its own (test/fakes/bind-hierarchy.ts).
+  DNS_ROOT_HINTS: '192.0.2.53',
   RDAP_AGGREGATOR_URL: unconfigured,
   RDAP_BOOTSTRAP_URL: unconfigured,
   CRTSH_URL: unconfigured,

@@ -52,7 +52,13 @@ import type {
   ZoneCut,
   ZoneResponse,
 } from './types.js';
-import { askZoneServers, canonicalAddress, type ServerAnswer, type ZoneServersDeps } from './zone-servers.js';
+import {
+  askZoneServers,
+  canonicalAddress,
+  mayContactAddress,
+  type ServerAnswer,
+  type ZoneServersDeps,
+} from './zone-servers.js';
 
 export interface IterativeResolverOptions {
   /** The project's cache (ctx.cache): the infrastructure cache lives in it, shared by every request. */
@@ -111,6 +117,15 @@ export class IterativeResolver {
       maxTimeoutMs: opts.maxTimeoutMs ?? 3000,
       lookupAddresses: (req, name, zone, depth) => this.#lookupAddresses(req, name, zone, depth),
     };
+  }
+
+  /**
+   * Whether anything can be resolved at all: false when outbound safety refuses every root hint
+   * (DNS_ROOT_HINTS outside UNSAFE_ALLOW_TARGET_CIDRS, as the test configuration has it), so the
+   * features that validate say "not checked" at once instead of asking in vain.
+   */
+  get usable(): boolean {
+    return this.#rootHints.some((address) => mayContactAddress(address, this.#deps.allowCidrs));
   }
 
   /**

@@ -67,9 +67,8 @@ export async function askZoneServers(
   const nameOf = (address: string) => cut.nameservers.find((ns) => ns.addresses.includes(address))?.name;
   const mayContact = (address: string): boolean => {
     if (refused.has(address)) return false;
-    const bytes = parseIpBytes(address);
-    const cls = bytes ? classifyAddress(address) : undefined;
-    if (cls?.public || (bytes && isAllowedByCidrs(address, deps.allowCidrs))) return true;
+    if (mayContactAddress(address, deps.allowCidrs)) return true;
+    const cls = parseIpBytes(address) ? classifyAddress(address) : undefined;
     refused.add(address);
     const name = nameOf(address);
     req.report({
@@ -210,6 +209,12 @@ async function askOne(
     return { server: address, verdict, message: result.message, wire: result.wire };
   }
   return undefined;
+}
+
+/** Whether outbound safety lets the engine ask `address`: a public address, or one inside UNSAFE_ALLOW_TARGET_CIDRS. */
+export function mayContactAddress(address: string, allowCidrs: readonly string[]): boolean {
+  if (!parseIpBytes(address)) return false;
+  return classifyAddress(address).public || isAllowedByCidrs(address, allowCidrs);
 }
 
 /** An address in its one spelling; undefined for text that is no address. */

@@ -265,7 +265,7 @@ describe.skipIf(!found || !hasShared)('the site in Chromium', () => {
     });
 
     // Issue 20: "on the site (a "Mail servers" tool, one card per MX host)".
-    it('Mail servers: the domain status large, one card per MX host, a valid and a stale DANE record', {
+    it('Mail servers: the domain status large, one card per MX host, a matching and a stale DANE record', {
       timeout: 60_000,
     }, async () => {
       if (!fx.mailDomain) {
@@ -278,15 +278,17 @@ describe.skipIf(!found || !hasShared)('the site in Chromium', () => {
 
       const status = page.locator('.mail-verdict .mail-result');
       await status.waitFor({ timeout: 30_000 });
-      // mx2's TLSA record names the key it had before: a DANE sender would not deliver there.
-      expect(await status.textContent()).toBe('fail');
+      // mx2's TLSA record names the key it had before. DANE stands on netdiag's own DNSSEC validation
+      // (issue 32), and no signed hierarchy stands behind these fixtures: no verdict, so the stale
+      // record is a warning, not the failure it is once validated (test/integration/dnssec-mail.test.ts).
+      expect(await status.textContent()).toBe('warn');
       expect(new URL(page.url()).search).toBe(`?q=${fx.mailDomain}&tool=mail-tls`);
       expect(await page.locator('.mail-verdict').textContent()).not.toBe('fail');
 
       // The headline counts every host in its state (issue 31), worst first.
       expect(await page.locator('.mail-verdict p').nth(1).textContent()).toMatch(
         new RegExp(
-          `^${fx.mailDomain}'s 4 MX hosts: 1 fails, 1 is unreachable, 1 was not contacted \\(not a public address\\), 1 passes\\. `,
+          `^${fx.mailDomain}'s 4 MX hosts: 1 has warnings, 1 is unreachable, 1 was not contacted \\(not a public address\\), 1 passes\\. `,
         ),
       );
       // One line per host, by preference, above the cards: what the cards then detail.
@@ -300,16 +302,16 @@ describe.skipIf(!found || !hasShared)('the site in Chromium', () => {
         'pass',
         'offered',
         'trusted',
-        'valid',
+        'indeterminate',
         'no policy',
       ]);
       expect(await line(1)).toEqual([
         '20',
         `mx2.${fx.mailDomain}`,
-        'fail',
+        'warn',
         'offered',
         'trusted',
-        'mismatch',
+        'indeterminate',
         'no policy',
       ]);
       expect(await line(2)).toEqual([
@@ -341,13 +343,14 @@ describe.skipIf(!found || !hasShared)('the site in Chromium', () => {
       expect(await mx1.locator('h4').textContent()).toBe(`mx1.${fx.mailDomain}`);
       expect(await mx1.locator('.mx-host-head').textContent()).toContain('preference 10');
       expect(await mx1.locator('.mx-host-head .mail-badge').textContent()).toBe('pass');
-      expect(await mx1.locator('.dane > p .badge').first().textContent()).toBe('DANE valid');
+      expect(await mx1.locator('.dane > p .badge').first().textContent()).toBe('DANE indeterminate');
+      expect(await mx1.locator('.dane-records li .badge').first().textContent()).toBe('match');
       expect(await mx1.locator('.dane-records li').first().textContent()).toContain(
         'DANE-EE(3) SPKI(1) SHA2-256(1)',
       );
       expect(await mx2.locator('h4').textContent()).toBe(`mx2.${fx.mailDomain}`);
-      expect(await mx2.locator('.mx-host-head .mail-badge').textContent()).toBe('fail');
-      expect(await mx2.locator('.dane > p .badge').first().textContent()).toBe('DANE mismatch');
+      expect(await mx2.locator('.mx-host-head .mail-badge').textContent()).toBe('warn');
+      expect(await mx2.locator('.dane > p .badge').first().textContent()).toBe('DANE indeterminate');
       expect(await mx2.locator('.dane-records li .badge').first().textContent()).toBe('mismatch');
 
       // Each address: its SMTP session and the certificate as the TLS tool draws it.

@@ -297,16 +297,17 @@ describe('netdiag colour', () => {
     const mail = await netdiag(['mail-tls', fx.mailDomain], { NO_COLOR: '1' });
     expect(mail.code, mail.stderr).toBe(0);
     const lines = mail.stdout.split('\n');
-    const head = lines.findIndex((l) => l.startsWith('FAIL  '));
+    const head = lines.findIndex((l) => l.startsWith('WARN  '));
     expect(lines[head]).toContain(
-      `${fx.mailDomain}'s 4 MX hosts: 1 fails, 1 is unreachable, 1 was not contacted (not a public address), 1 passes.`,
+      `${fx.mailDomain}'s 4 MX hosts: 1 has warnings, 1 is unreachable, 1 was not contacted (not a public address), 1 passes.`,
     );
     // The overview, by preference, before the cards ("Mail servers").
     const overview = lines.slice(head + 2, head + 7).map((l) => l.split(/\s{2,}/));
     expect(overview).toEqual([
       ['PREF', 'MX HOST', 'STATUS', 'STARTTLS', 'CERTIFICATE', 'DANE', 'MTA-STS'],
-      ['10', `mx1.${fx.mailDomain}`, 'pass', 'offered', 'trusted', 'valid', 'no policy'],
-      ['20', `mx2.${fx.mailDomain}`, 'fail', 'offered', 'trusted', 'mismatch', 'no policy'],
+      // No DNSSEC verdict behind these fixtures (issue 32: netdiag validates itself): mx2's stale record warns.
+      ['10', `mx1.${fx.mailDomain}`, 'pass', 'offered', 'trusted', 'indeterminate', 'no policy'],
+      ['20', `mx2.${fx.mailDomain}`, 'warn', 'offered', 'trusted', 'indeterminate', 'no policy'],
       ['30', `mx3.${fx.mailDomain}`, 'unreachable', 'unreachable', '—', 'none', 'no policy'],
       ['40', `mx4.${fx.mailDomain}`, 'refused', 'not contacted', '—', '—', 'no policy'],
     ]);

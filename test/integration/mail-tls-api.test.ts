@@ -94,39 +94,32 @@ beforeAll(async () => {
   });
   dns = await startFakeDnsServer({
     zones: [
-      testZone(
-        'mailtls.test',
-        [
-          mx('good.mailtls.test', 'mx1.good.mailtls.test'),
-          a('mx1.good.mailtls.test', good.server.host),
-          tlsa('_25._tcp.mx1.good.mailtls.test', spkiSha256(good.cert.certPem)),
-          mx('stale.mailtls.test', 'mx1.stale.mailtls.test'),
-          a('mx1.stale.mailtls.test', stale.server.host),
-          // The TLSA of the key before the certificate was replaced.
-          tlsa('_25._tcp.mx1.stale.mailtls.test', spkiSha256(old.certPem)),
-          mx('plain.mailtls.test', 'mx1.plain.mailtls.test'),
-          a('mx1.plain.mailtls.test', plain.server.host),
-          mx('private.mailtls.test', 'mx.private.mailtls.test'),
-          a('mx.private.mailtls.test', '10.0.0.25'),
-          mx('nullmx.mailtls.test', '.', 0),
-          // No MX: the domain itself is the mail host (RFC 5321 §5.1).
-          a('implicit.mailtls.test', good.server.host),
-          ...SHARED_NAMES.flatMap((name, i) => [
-            mx('shared.mailtls.test', name, 10 + i),
-            a(name, shared.host),
-          ]),
-          a('mx.tarpit.mailtls.test', tarpit.host),
-          mx('loud.mailtls.test', 'mx1.loud.mailtls.test'),
-          a('mx1.loud.mailtls.test', loud.server.host),
-          ...TARPIT_DOMAINS.map((d) => mx(d, 'mx.tarpit.mailtls.test')),
-          ...Object.keys(POLICIES).flatMap((d) => [
-            mx(d, 'mx1.good.mailtls.test'),
-            txt(`_mta-sts.${d}`, 'v=STSv1; id=20261124'),
-            a(`mta-sts.${d}`, sts.address),
-          ]),
-        ],
-        { ad: true },
-      ),
+      testZone('mailtls.test', [
+        mx('good.mailtls.test', 'mx1.good.mailtls.test'),
+        a('mx1.good.mailtls.test', good.server.host),
+        tlsa('_25._tcp.mx1.good.mailtls.test', spkiSha256(good.cert.certPem)),
+        mx('stale.mailtls.test', 'mx1.stale.mailtls.test'),
+        a('mx1.stale.mailtls.test', stale.server.host),
+        // The TLSA of the key before the certificate was replaced.
+        tlsa('_25._tcp.mx1.stale.mailtls.test', spkiSha256(old.certPem)),
+        mx('plain.mailtls.test', 'mx1.plain.mailtls.test'),
+        a('mx1.plain.mailtls.test', plain.server.host),
+        mx('private.mailtls.test', 'mx.private.mailtls.test'),
+        a('mx.private.mailtls.test', '10.0.0.25'),
+        mx('nullmx.mailtls.test', '.', 0),
+        // No MX: the domain itself is the mail host (RFC 5321 §5.1).
+        a('implicit.mailtls.test', good.server.host),
+        ...SHARED_NAMES.flatMap((name, i) => [mx('shared.mailtls.test', name, 10 + i), a(name, shared.host)]),
+        a('mx.tarpit.mailtls.test', tarpit.host),
+        mx('loud.mailtls.test', 'mx1.loud.mailtls.test'),
+        a('mx1.loud.mailtls.test', loud.server.host),
+        ...TARPIT_DOMAINS.map((d) => mx(d, 'mx.tarpit.mailtls.test')),
+        ...Object.keys(POLICIES).flatMap((d) => [
+          mx(d, 'mx1.good.mailtls.test'),
+          txt(`_mta-sts.${d}`, 'v=STSv1; id=20261124'),
+          a(`mta-sts.${d}`, sts.address),
+        ]),
+      ]),
       testZone('127.in-addr.arpa', [
         { name: reverse(good.server.host), type: 'PTR', data: 'mx1.good.mailtls.test' },
         { name: reverse(plain.server.host), type: 'PTR', data: 'not-the-mx.mailtls.test' },
@@ -168,10 +161,15 @@ describe('GET /api/mail-tls', () => {
     });
     const [host] = body.hosts;
     expect(host).toMatchObject({ host: 'mx1.good.mailtls.test', preference: 10, status: 'pass' });
+    // DANE stands on netdiag's own DNSSEC validation since issue 32, and this suite has no signed
+    // hierarchy (DNS_ROOT_HINTS is testConfig's refused address): no verdict, which blames nothing.
+    // `valid` and `mismatch` are proven on BIND in test/integration/mail-tls-dnssec.test.ts.
     expect(host.dane).toMatchObject({
-      verdict: 'valid',
+      verdict: 'indeterminate',
       tlsa_name: '_25._tcp.mx1.good.mailtls.test',
-      validated: true,
+      validated: null,
+      dnssec: { status: 'indeterminate', reason: { code: 'validator_unavailable' } },
+      records: [{ result: 'match', matched: 0 }],
     });
     const [address] = host.addresses;
     expect(address.smtp.starttls_offered).toBe(true);
@@ -197,12 +195,15 @@ describe('GET /api/mail-tls', () => {
     expect(body.providers_tried.length).toBeGreaterThan(0);
   });
 
-  it('fails a host whose TLSA record was left behind by a certificate change (DANE mismatch)', async () => {
+  it('warns of a TLSA record left behind by a certificate change even without a DNSSEC verdict', async () => {
+    // With the TLSA answer secure this is a DANE mismatch and a failure (test/integration/mail-tls-dnssec.test.ts);
+    // unvalidated, whether senders apply the stale record is unknown: a warning naming the mismatch.
     const body = (await mailTls('stale.mailtls.test')).json();
-    expect(body.status).toBe('fail');
-    expect(body.hosts[0].dane.verdict).toBe('mismatch');
+    expect(body.status).toBe('warn');
+    expect(body.hosts[0].dane.verdict).toBe('indeterminate');
+    expect(body.hosts[0].dane.records[0]).toMatchObject({ result: 'mismatch' });
     expect(body.hosts[0].findings.map((f: { message: string }) => f.message).join('\n')).toMatch(
-      /No usable TLSA record at _25\._tcp\.mx1\.stale\.mailtls\.test matches/,
+      /They do not match the certificates the server sent: correct them/,
     );
   });
 

@@ -242,20 +242,16 @@ describe.skipIf(!enabled)('GET /api/mail-tls against Postfix', () => {
     );
     dns = await startFakeDnsServer({
       zones: [
-        testZone(
-          'interop.test',
-          [
-            { name: 'interop.test', type: 'MX', data: { preference: 10, exchange: MX_NAME } },
-            { name: MX_NAME, type: 'A', data: env.NETDIAG_INTEROP_SMTP! },
-            // DANE-EE(3) for the leaf's key and DANE-TA(2) for the intermediate's, both SPKI(1) SHA2-256(1).
-            ...[3, 2].map((usage, i) => ({
-              name: `_25._tcp.${MX_NAME}`,
-              type: 'TLSA',
-              data: { usage, selector: 1, matchingType: 1, certificate: Buffer.from(spkiSha256[i]!, 'hex') },
-            })),
-          ],
-          { ad: true },
-        ),
+        testZone('interop.test', [
+          { name: 'interop.test', type: 'MX', data: { preference: 10, exchange: MX_NAME } },
+          { name: MX_NAME, type: 'A', data: env.NETDIAG_INTEROP_SMTP! },
+          // DANE-EE(3) for the leaf's key and DANE-TA(2) for the intermediate's, both SPKI(1) SHA2-256(1).
+          ...[3, 2].map((usage, i) => ({
+            name: `_25._tcp.${MX_NAME}`,
+            type: 'TLSA',
+            data: { usage, selector: 1, matchingType: 1, certificate: Buffer.from(spkiSha256[i]!, 'hex') },
+          })),
+        ]),
       ],
     });
   });
@@ -300,7 +296,10 @@ describe.skipIf(!enabled)('GET /api/mail-tls against Postfix', () => {
     await expectSameHandshake(tls, theirs, tls.connection.protocol);
     expect(postfixTls(log)).toEqual({ protocol: theirs.protocol, cipher: tls.connection.cipher_openssl });
 
-    expect(host!.dane).toMatchObject({ verdict: 'valid', validated: true });
+    // DANE's verdict stands on netdiag's own DNSSEC validation (issue 32), and no signed hierarchy
+    // stands behind this fake resolver: no verdict. What is tested here is the records against the
+    // chain Postfix sent; `valid` on a validated TLSA is test/integration/dnssec-mail.test.ts's.
+    expect(host!.dane).toMatchObject({ verdict: 'indeterminate', validated: null });
     expect(host!.dane!.records.map((r) => [r.usage, r.result, r.matched])).toEqual([
       [3, 'match', 0],
       [2, 'match', 1],

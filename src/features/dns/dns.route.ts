@@ -18,7 +18,10 @@ export default async function dnsRoutes(base: FastifyInstance, { ctx }: { ctx: A
           'Asks the primary resolver (DoH by default) with EDNS0 and the DO bit; a second resolver is used only ' +
           'after an operational failure (timeout, network or TLS error, HTTP error, SERVFAIL, REFUSED, malformed ' +
           'reply). NXDOMAIN and empty answers are answers. Cached no longer than the smallest TTL (negative ' +
-          'answers: the SOA minimum, at most 300 s). `_` is accepted in owner names for SRV, TXT and CNAME.',
+          'answers: the SOA minimum, at most 300 s). `_` is accepted in owner names for SRV, TXT and CNAME. ' +
+          '`authenticated_data` is the answering resolver’s AD flag, its verdict and not netdiag’s (GET ' +
+          '/api/dnssec validates a name itself, from the root); a resolver that validates answers SERVFAIL for ' +
+          'a name whose DNSSEC is broken, and this endpoint then answers 502 with that in providers_tried.',
         querystring: DnsQuerySchema,
         response: { 200: DnsResponseSchema, ...errorResponses(400, 429, 502) },
       },

@@ -43,7 +43,9 @@ export const DnsResponseSchema = Type.Object({
   type: Type.String(),
   rcode: Type.String({ description: 'DNS response code: NOERROR (also for an empty answer) or NXDOMAIN.' }),
   authenticated_data: Type.Boolean({
-    description: 'The AD flag: the resolver validated the answer with DNSSEC.',
+    description:
+      "The AD flag as the resolver that answered set it: that resolver's DNSSEC verdict, not netdiag's (it is as " +
+      'trustworthy as the path to the resolver, RFC 4035 §4.9.3). GET /api/dnssec validates the name itself.',
   }),
   flags: Type.Object(
     {
@@ -51,7 +53,7 @@ export const DnsResponseSchema = Type.Object({
       tc: Type.Boolean({ description: 'Truncated (the client then retried over TCP).' }),
       rd: Type.Boolean(),
       ra: Type.Boolean({ description: 'Recursion available.' }),
-      ad: Type.Boolean(),
+      ad: Type.Boolean({ description: 'Authentic data, as the resolver set it (see authenticated_data).' }),
       cd: Type.Boolean(),
     },
     { description: 'Header flags of the response as received.' },

@@ -37,7 +37,7 @@ export const DnssecQuerySchema = Type.Object({
 });
 export type DnssecQuery = Static<typeof DnssecQuerySchema>;
 
-const Status = Type.Enum(['secure', 'insecure', 'bogus', 'indeterminate'], {
+export const DnssecStatusSchema = Type.Enum(['secure', 'insecure', 'bogus', 'indeterminate'], {
   description:
     'secure: every link from the trust anchor verified; insecure: the chain of trust ends at a zone that is ' +
     'provably unsigned (or signed only with algorithms this validator does not support); bogus: a link is ' +
@@ -90,7 +90,7 @@ const Finding = Type.Object(
 export const ChainLinkSchema = Type.Object(
   {
     zone: Type.String(),
-    status: Status,
+    status: DnssecStatusSchema,
     reason: ReasonSchema,
     anchored: Type.Boolean({ description: 'Its DS (or keys) come from the trust anchor, not a parent.' }),
     ds: Type.Array(
@@ -138,7 +138,7 @@ export const DnssecResponseSchema = Type.Object(
   {
     target: Type.String(),
     type: Type.String(),
-    status: Status,
+    status: DnssecStatusSchema,
     reason: ReasonSchema,
     chain: Type.Array(ChainLinkSchema, {
       description: 'From the trust anchor down, one entry per zone checked.',

@@ -6,7 +6,7 @@
  * is a failure of the moment and is not cached.
  */
 
-import { type Freshness, freshness } from '../../cache/cached.js';
+import { type CachedResult, type Freshness, freshness } from '../../cache/cached.js';
 import { formatDateTime } from '../../client/words.js';
 import type { AppContext } from '../../context.js';
 import { ENGINE_PROVIDER } from '../../dns-engine/provider.js';
@@ -25,6 +25,7 @@ import type { DnsRecord, Nsec3Record, RrsigRecord } from '../../dnssec/types.js'
 import { badInput } from '../../errors.js';
 import { presentation } from '../../providers/dns/presentation.js';
 import { toDnsRR } from '../../providers/dns/records.js';
+import type { DnsRR } from '../../providers/dns/types.js';
 import { DNS_API_TYPES, type DnsApiType, parseDnsQuestion } from '../dns/dns-target.js';
 import { DNSSEC_TYPES, type DnssecResponse } from './dnssec.schema.js';
 import { type Reason, type ValidationResult, validate, type ZoneLink } from './validate.js';
@@ -220,14 +221,42 @@ export function dnssecQuestion(target: string, type: string | undefined): { name
   return { name: parseDnsQuestion(target, asDns).name, type: upper };
 }
 
-export async function lookupDnssec(
+/**
+ * A validation as the features read it (verdicts.ts): the verdict, and the answer as the
+ * authoritative servers serve it (netdiag's engine read it whether or not it validates), in the
+ * DNS client's record shapes; null when the resolution failed.
+ */
+export interface ValidatedAnswer {
+  status: ValidationResult['status'];
+  reason: ValidationResult['reason'];
+  answer: { rcode: 'NOERROR' | 'NXDOMAIN'; records: DnsRR[] } | null;
+}
+
+function validatedAnswer(result: ValidationResult): ValidatedAnswer {
+  const { resolution } = result;
+  const records = resolution.answer
+    .filter((r) => r.type !== 'RRSIG')
+    .flatMap((r) => toDnsRR(r as Parameters<typeof toDnsRR>[0]) ?? []);
+  return {
+    status: result.status,
+    reason: result.reason,
+    answer:
+      resolution.status === 'failed'
+        ? null
+        : { rcode: resolution.status === 'nxdomain' ? 'NXDOMAIN' : 'NOERROR', records },
+  };
+}
+
+/**
+ * One validation, cached (and shared by concurrent askers) under one key for GET /api/dnssec
+ * and for the features that act on the verdict, so neither validates what the other just did.
+ */
+export async function validatedQuestion(
   deps: DnssecDeps,
-  target: string,
-  type: string | undefined,
+  question: { name: string; type: string },
   signal?: AbortSignal,
-): Promise<{ body: DnssecResponse; cache: Freshness }> {
-  const question = dnssecQuestion(target, type);
-  const loaded = await deps.loader.load(`dnssec:${question.type}:${question.name}`, async () => {
+): Promise<CachedResult<{ body: DnssecResponse; verdict: ValidatedAnswer }>> {
+  return deps.loader.load(`dnssec:${question.type}:${question.name}`, async () => {
     const now = new Date(deps.clock());
     const result = await validate(deps.dnsEngine, question.name, question.type, {
       anchors: deps.trustAnchors,
@@ -235,7 +264,22 @@ export async function lookupDnssec(
       ...(signal ? { signal } : {}),
     });
     deps.registry.recordSuccess(ENGINE_PROVIDER.id);
-    return { value: shapeDnssec(question.name, question.type, result, now), ttl: cacheSeconds(result) };
+    return {
+      value: {
+        body: shapeDnssec(question.name, question.type, result, now),
+        verdict: validatedAnswer(result),
+      },
+      ttl: cacheSeconds(result),
+    };
   });
-  return { body: loaded.value, cache: freshness(loaded) };
+}
+
+export async function lookupDnssec(
+  deps: DnssecDeps,
+  target: string,
+  type: string | undefined,
+  signal?: AbortSignal,
+): Promise<{ body: DnssecResponse; cache: Freshness }> {
+  const loaded = await validatedQuestion(deps, dnssecQuestion(target, type), signal);
+  return { body: loaded.value.body, cache: freshness(loaded) };
 }

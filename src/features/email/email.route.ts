@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { errorResponses } from '../../api-schema.js';
 import type { AppContext } from '../../context.js';
 import { answer } from '../../plugins/response-cache.js';
+import { dnssecValidator } from '../dnssec/verdicts.js';
 import { markRootsLoader } from './bimi.js';
 import { EmailSecurityQuerySchema, EmailSecurityResponseSchema } from './email.schema.js';
 import { lookupEmailSecurity } from './email.service.js';
@@ -20,6 +21,7 @@ export default async function emailRoutes(base: FastifyInstance, { ctx }: { ctx:
     fetcher: createSafeFetcher(ctx.outbound),
     clock: ctx.clock,
     loader: ctx.loader,
+    dnssec: dnssecValidator(ctx),
     markRoots,
   };
   app.get(
@@ -32,7 +34,9 @@ export default async function emailRoutes(base: FastifyInstance, { ctx }: { ctx:
         description:
           'Checks MX (RFC 5321, 7505), SPF (RFC 7208, with the include tree and lookup counts), DMARC (RFC 9989, ' +
           'with the DNS Tree Walk), DKIM (RFC 6376, 8301, 8463; the caller’s selectors, then a disclosed list), ' +
-          'MTA-STS (RFC 8461; the policy fetched over HTTPS), TLS-RPT (RFC 8460) and BIMI (logo and VMC). Every ' +
+          'MTA-STS (RFC 8461; the policy fetched over HTTPS), TLS-RPT (RFC 8460), BIMI (logo and VMC) and DNSSEC ' +
+          '(netdiag’s own validation of the domain and each MX host, never a resolver’s AD bit; a broken chain ' +
+          'is a finding and a 200, its records read as published, not a 502). Every ' +
           'check returns its points and per-rule breakdown, so the score can be recomputed from the response: ' +
           'score = min(round(100 × Σ points / Σ max_points), caps). A check whose DNS lookup failed is `error` ' +
           'and leaves the maximum. A domain that does not exist is a 200 with score 0. Expensive (6 / 60 s); ' +

@@ -12,6 +12,7 @@
  */
 import { type Static, Type } from 'typebox';
 import { AttributionFields, Nullable } from '../../api-schema.js';
+import { DnssecStatusSchema, ReasonSchema } from '../dnssec/dnssec.schema.js';
 import { SpfDetails } from './email-spf.schema.js';
 import { CHECK_IDS } from './types.js';
 
@@ -221,30 +222,39 @@ const BimiDetails = Type.Object({
 
 const DnssecDetails = Type.Object(
   {
-    state: Type.Enum(['validated', 'partial', 'not_validated', 'error'], {
+    state: Type.Enum(['secure', 'partial', 'insecure', 'bogus', 'indeterminate', 'not_checked'], {
       description:
-        'Whether the resolver validated (AD) every answer in `answers`, some, none, or a lookup failed.',
+        "netdiag's own validation of the answers in `answers`: bogus if any is (the chain of trust is broken: " +
+        'validating resolvers refuse them), indeterminate if any is (no verdict reached), secure if all are, ' +
+        'partial if some are, insecure if none is (an unsigned domain); not_checked: this instance does not ' +
+        'validate (DNS_ROOT_HINTS names no root server it may ask).',
     }),
+    reason: ReasonSchema,
     answers: Type.Array(
       Type.Object({
         name: Type.String(),
         type: Type.Enum(['MX', 'TXT']),
-        validated: Nullable(
-          Type.Boolean({ description: 'AD was set (RFC 4035 §3.2.3); null: the lookup failed.' }),
-        ),
+        status: DnssecStatusSchema,
+        reason: ReasonSchema,
       }),
-      { description: 'The MX answer, the TXT answer SPF is read from, and the one at _dmarc.' },
+      {
+        description:
+          'The MX answer, the TXT answer SPF is read from, and the one at _dmarc, as netdiag validated them.',
+      },
     ),
     mx_hosts: Type.Array(
       Type.Object({
         host: Type.String(),
-        addresses_validated: Nullable(
-          Type.Boolean({ description: 'Both the A and the AAAA answer carried AD; null: a lookup failed.' }),
-        ),
+        addresses: DnssecStatusSchema,
+        addresses_reason: ReasonSchema,
         tlsa_name: Type.String({ description: '_25._tcp.<host> (RFC 7672 §2.2).' }),
-        tlsa: Type.Enum(['validated', 'not_validated', 'none', 'error'], {
-          description: '`not_validated`: TLSA published without AD, which senders ignore (RFC 6698 §4.1).',
+        tlsa: Type.Enum(['secure', 'insecure', 'bogus', 'indeterminate', 'none', 'error'], {
+          description:
+            "TLSA records present, by netdiag's verdict on them: `secure`; `insecure` (an unsigned zone: senders " +
+            'ignore them, RFC 6698 §4.1); `bogus` (DANE senders defer mail to the host; also without records); ' +
+            '`indeterminate` (no verdict); `none`: no TLSA records; `error`: the lookup failed.',
         }),
+        tlsa_reason: ReasonSchema,
         records: Type.Array(
           Type.Object({
             usage: Type.Integer({ minimum: 0 }),
@@ -260,8 +270,8 @@ const DnssecDetails = Type.Object(
         ),
         dane: Type.Boolean({
           description:
-            'DANE protects this host: the MX answer, its address answers and its TLSA answer validated, with a ' +
-            'usable record. The records are not compared with the server’s certificate here.',
+            'DANE protects this host: the MX answer, its address answers and its TLSA answer are secure, with a ' +
+            'usable record. The records are not compared with the server’s certificate here (GET /api/mail-tls does).',
         }),
       }),
       {
@@ -272,11 +282,15 @@ const DnssecDetails = Type.Object(
     dane: Nullable(
       Type.Enum(['all', 'some', 'none', 'not_applicable'], {
         description:
-          'How many MX hosts DANE protects; not_applicable without MX hosts; null: the MX lookup failed.',
+          'How many MX hosts DANE protects; not_applicable without MX hosts; null: the MX lookup failed, or DNSSEC was not checked.',
       }),
     ),
   },
-  { description: 'DNSSEC validation as the resolver reported it, and DANE TLSA records from DNS alone.' },
+  {
+    description:
+      "DNSSEC by netdiag's own validation (from the trust anchor down, as GET /api/dnssec; never a resolver's AD " +
+      'bit), and DANE TLSA records from DNS alone.',
+  },
 );
 
 export const CheckSchema = Type.Object(
@@ -297,7 +311,7 @@ export const CheckSchema = Type.Object(
   {
     description:
       'One check. Weights: mx 5 (RFC 5321, 7505), spf 20 (RFC 7208), dmarc 35 (RFC 9989), dkim 20 (RFC 6376, 8301, ' +
-      '8463), mta_sts 10 (RFC 8461), tls_rpt 5 (RFC 8460), bimi 5, dnssec 0 (informational: RFC 4035, 6698, 7672).',
+      '8463), mta_sts 10 (RFC 8461), tls_rpt 5 (RFC 8460), bimi 5, dnssec 10 when the domain is signed or a chain is broken, else left out (RFC 4035, 6698, 7672).',
   },
 );
 

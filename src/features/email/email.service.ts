@@ -2,14 +2,22 @@
  * GET /api/email-security: normalize the input, run every check with all
  * independent DNS lookups in flight at once (the SPF tree one level at a
  * time), fetch the MTA-STS policy and BIMI assets through outbound safety,
- * score, and shape the answer. The whole answer is cached 300 s, keyed on the
- * normalized domain and the set of selectors (sorted: `a,b` and `b,a` are one
- * question, one entry, one answer); an answer with a failed lookup is not.
+ * validate with netdiag's own DNSSEC validator, score, and shape the answer.
+ * The whole answer is cached 300 s, keyed on the normalized domain and the set
+ * of selectors (sorted: `a,b` and `b,a` are one question, one entry, one
+ * answer); an answer with a failed lookup is not.
+ *
+ * A domain whose chain of trust is broken is a diagnosis, not an outage:
+ * behind a validating resolver its every lookup fails (SERVFAIL), so its
+ * records are read as its servers publish them (mail-dns.ts, from netdiag's
+ * own resolution), checked as published, and the DNSSEC check says where the
+ * chain breaks.
  */
 import { type CachedLoader, type Freshness, freshness } from '../../cache/cached.js';
 import { badInput } from '../../errors.js';
 import { normalizeDomain } from '../../net/names.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
+import { type DnssecValidator, RequestVerdicts } from '../dnssec/verdicts.js';
 import { LOOKUP_LIMIT, VOID_LOOKUP_LIMIT } from '../spf/spf-types.js';
 import { spfPermerrorView, spfTreeView } from '../spf/tree-view.js';
 import { discoverBimi, evaluateBimi, type MarkRoots } from './bimi.js';
@@ -52,6 +60,8 @@ export interface EmailSecurityDeps {
   dns: Pick<DnsResolver, 'resolve'>;
   fetcher: ResourceFetcher;
   clock: () => number;
+  /** netdiag's own DNSSEC validation (features/dnssec/verdicts.ts). */
+  dnssec: DnssecValidator;
   /** The Mark Verifying Authority roots BIMI VMCs must chain to; default the bundled list. */
   markRoots?: MarkRoots;
 }
@@ -92,7 +102,8 @@ export async function checkEmailSecurity(
   input: EmailSecurityInput,
 ): Promise<EmailSecurityResponse> {
   const { domain } = input;
-  const dns = createMailDns(deps.dns);
+  const verdicts = new RequestVerdicts(deps.dnssec);
+  const dns = createMailDns(deps.dns, { verdicts, readBogus: true });
   const tested = selectorsToTest(input.selectors);
   const bimiSelectors = [...new Set([...input.selectors, 'default'])];
   // Whether the domain takes mail at all decides whether the MTA-STS policy is worth fetching;
@@ -110,7 +121,7 @@ export async function checkEmailSecurity(
     evaluateSpf(domain, dns),
     evaluateDmarc(domain, dns),
     evaluateDkim(domain, tested, dns),
-    evaluateDnssec(domain, dns),
+    evaluateDnssec(domain, dns, verdicts),
     (async () => {
       const [txt, mail] = await Promise.all([dns.txt(`_mta-sts.${domain}`), receivesMail]);
       const wanted = mail && txt.kind === 'answer' && parseMtaStsRecord(txt.records).state === 'ok';
@@ -124,7 +135,8 @@ export async function checkEmailSecurity(
   ]);
 
   const stats = dns.stats();
-  // Nothing answered at all: every resolver is failing, and that is a 502 with providers_tried.
+  // Nothing answered at all (not even a bogus answer read by netdiag's engine): every resolver is
+  // failing, and that is a 502 with providers_tried.
   if (stats.answered === 0 && stats.firstFailure) {
     throw stats.firstFailure;
   }
@@ -150,7 +162,7 @@ export async function checkEmailSecurity(
     markRoots: deps.markRoots,
   });
 
-  const score = scoreEmailSecurity({ exists, mx, spf, dmarc, dkim, mtaSts, tlsRpt, bimi });
+  const score = scoreEmailSecurity({ exists, mx, spf, dmarc, dkim, mtaSts, tlsRpt, bimi, dnssec });
   const { checks, details } = buildChecks({
     domain,
     exists,
@@ -337,7 +349,13 @@ function buildChecks(parts: CheckParts): { checks: EmailCheck[]; details: EmailC
       svg: bimi.svg,
       vmc: bimi.vmc,
     },
-    dnssec: { state: dnssec.state, answers: dnssec.answers, mx_hosts: dnssec.hosts, dane: dnssec.dane },
+    dnssec: {
+      state: dnssec.state,
+      reason: dnssec.reason,
+      answers: dnssec.answers,
+      mx_hosts: dnssec.hosts,
+      dane: dnssec.dane,
+    },
   };
   return { checks, details };
 }

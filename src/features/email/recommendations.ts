@@ -2,7 +2,8 @@
  * What to fix, most valuable first. Pure: built from the check evaluations
  * and their scores. Priority: high when the check caps the grade or leaves
  * 10 or more points on the table, medium for 4 or more, low otherwise;
- * within a priority, more missing points first, then the heavier check.
+ * within a priority, a check that caps the grade first (nothing else lifts
+ * the score past its cap), then more missing points, then the heavier check.
  */
 
 import { LOOKUP_LIMIT, VOID_LOOKUP_LIMIT } from '../spf/spf-types.js';
@@ -76,6 +77,8 @@ export function recommend(input: RecommendationInput): Recommendation[] {
     .sort(
       (a, b) =>
         RANK[a.priority] - RANK[b.priority] ||
+        // A cap holds the score whatever else is fixed: lift it first.
+        Number(capped.has(b.check)) - Number(capped.has(a.check)) ||
         missing(b.check) - missing(a.check) ||
         WEIGHTS[b.check] - WEIGHTS[a.check] ||
         a.order - b.order,
@@ -250,10 +253,29 @@ function adviseMx(mx: MxEvaluation, add: Add): void {
   }
 }
 
-/** DNSSEC and DANE carry no points, so this advice is always low priority. */
+/**
+ * A broken chain first (its cap makes it high priority); signing an unsigned domain is optional
+ * advice, low priority, as it costs no points; then what DANE needs.
+ */
 function adviseDnssec(dnssec: DnssecEvaluation, d: string, add: Add): void {
-  if (dnssec.state === 'error') return;
-  if (dnssec.state === 'not_validated') {
+  if (dnssec.state === 'not_checked') return;
+  const broken = dnssec.answers.find((a) => a.status === 'bogus');
+  if (broken?.reason) {
+    add(
+      'dnssec',
+      `Repair DNSSEC for ${d} now: its chain of trust is broken at ${broken.reason.zone} (${broken.reason.detail}). Re-sign the zone, or correct the DS record at the registrar (remove it if the zone is no longer signed); until then validating resolvers refuse ${d}'s MX, SPF and DMARC answers.`,
+    );
+  }
+  for (const h of dnssec.hosts) {
+    const reason = h.addresses === 'bogus' ? h.addresses_reason : h.tlsa === 'bogus' ? h.tlsa_reason : null;
+    // Broken where the domain is: repairing the domain repairs it.
+    if (!reason || reason.zone === broken?.reason?.zone) continue;
+    add(
+      'dnssec',
+      `Have DNSSEC repaired for MX host ${h.host} (broken at ${reason.zone}: ${reason.detail}): validating senders ${h.addresses === 'bogus' ? 'cannot resolve it' : 'defer mail to it (DANE)'}.`,
+    );
+  }
+  if (dnssec.state === 'insecure') {
     add(
       'dnssec',
       `Optional: sign ${d} with DNSSEC (your DNS host signs the zone, your registrar publishes its DS record), so validating receivers can trust your MX, SPF and DMARC answers and DANE becomes possible.`,
@@ -261,23 +283,22 @@ function adviseDnssec(dnssec: DnssecEvaluation, d: string, add: Add): void {
   }
   const names = (pick: (h: DnssecEvaluation['hosts'][number]) => boolean) =>
     dnssec.hosts.filter(pick).map((h) => h.tlsa_name);
-  const unvalidated = names((h) => h.tlsa === 'not_validated');
-  if (unvalidated.length > 0) {
+  const unsigned = names((h) => h.tlsa === 'insecure');
+  if (unsigned.length > 0) {
     add(
       'dnssec',
-      `Sign the zone holding ${unvalidated.join(', ')}, or remove those TLSA records: without DNSSEC every sender ignores them.`,
+      `Sign the zone holding ${unsigned.join(', ')}, or remove those TLSA records: without DNSSEC every sender ignores them.`,
     );
   }
-  const unusable = names((h) => h.tlsa === 'validated' && h.records.every((r) => !r.usable));
+  const unusable = names((h) => h.tlsa === 'secure' && h.records.every((r) => !r.usable));
   if (unusable.length > 0) {
     add(
       'dnssec',
       `Replace the TLSA records at ${unusable.join(', ')} with DANE-EE(3) or DANE-TA(2) records, for example "3 1 1" and the SHA-256 digest of the server's public key.`,
     );
   }
-  // DANE is possible only where the MX and address answers validate: hosts in the domain's own signed zones.
-  const mxValidated = dnssec.answers.some((a) => a.type === 'MX' && a.validated);
-  const possible = mxValidated ? names((h) => h.addresses_validated === true && h.tlsa === 'none') : [];
+  // DANE is possible only where the MX and address answers are secure: hosts in the domain's own signed zones.
+  const possible = dnssec.signed ? names((h) => h.addresses === 'secure' && h.tlsa === 'none') : [];
   if (possible.length > 0) {
     add(
       'dnssec',

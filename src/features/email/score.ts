@@ -7,10 +7,11 @@
  *   score = min(round(100 × Σ points / Σ max_points), lowest cap)
  *
  * Weights (issue 5): DMARC 35, SPF 20, DKIM 20, MTA-STS 10, TLS-RPT 5,
- * BIMI 5, MX 5 — 100 in all. DNSSEC/DANE (issue 19) weighs 0: it is reported
- * with findings and recommendations but earns no points, because AD is only
- * the resolver's word and TLSA records cannot be judged before they are
- * compared with the MX hosts' certificates. A check whose DNS lookup failed
+ * BIMI 5, MX 5 — 100 in all. DNSSEC (issue 32) weighs 10, by netdiag's own
+ * validation, and counts only where it tells domains apart: a signed domain
+ * earns it, a broken chain (bogus) loses it and caps the grade at D, an
+ * unsigned domain (most are) is left out, so signing is never a penalty and
+ * not signing never moves a grade. A check whose DNS lookup failed
  * (status `error`) has max_points 0: its points leave the maximum rather than
  * count as lost. Checks that do not apply to a domain without mail (null MX) are
  * left out the same way, unless the domain is fully non-sending, which
@@ -19,6 +20,7 @@
 import type { BimiEvaluation } from './bimi.js';
 import type { DkimEvaluation } from './dkim.js';
 import type { DmarcEvaluation } from './dmarc.js';
+import type { DnssecEvaluation } from './dnssec.js';
 import type { MtaStsEvaluation } from './mta-sts.js';
 import type { MxEvaluation } from './mx.js';
 import type { SpfEvaluation } from './spf.js';
@@ -33,7 +35,7 @@ export const WEIGHTS: Readonly<Record<CheckId, number>> = Object.freeze({
   tls_rpt: 5,
   bimi: 5,
   mx: 5,
-  dnssec: 0,
+  dnssec: 10,
 });
 
 export type Grade = 'A' | 'B' | 'C' | 'D' | 'F';
@@ -79,6 +81,10 @@ export interface ScoringFacts {
   mtaSts: Pick<MtaStsEvaluation, 'state' | 'policy' | 'allMxCovered'>;
   tlsRpt: Pick<TlsRptEvaluation, 'state'>;
   bimi: Pick<BimiEvaluation, 'state' | 'recordValid' | 'svgValid' | 'vmcValid' | 'dmarcEnforced'>;
+  dnssec: Pick<DnssecEvaluation, 'state' | 'signed' | 'unknown'> & {
+    bogusHosts: readonly string[];
+    hosts: readonly unknown[];
+  };
 }
 
 export interface ScoreResult {
@@ -125,7 +131,7 @@ export function scoreEmailSecurity(facts: ScoringFacts): ScoreResult {
           ? full('tls_rpt', 'non-sending domain: TLS-RPT not applicable')
           : scoreTlsRpt(facts.tlsRpt),
         bimi: scoreBimi(facts.bimi),
-        dnssec: total([rule('informational: DNSSEC and DANE are reported, not scored', 0, 0)]),
+        dnssec: scoreDnssec(facts.dnssec),
       }
     : nonexistent();
   const all = Object.values(checks);
@@ -147,6 +153,12 @@ function capsFor(facts: ScoringFacts): Cap[] {
   }
   if (facts.spf.state === 'evaluated' && facts.spf.permerror) cap('spf', 'C', 'SPF permerror');
   else if (facts.spf.state === 'evaluated' && facts.spf.effectiveAll === '+all') cap('spf', 'C', 'SPF +all');
+  const { dnssec } = facts;
+  if (dnssec.state === 'bogus') {
+    cap('dnssec', 'D', 'DNSSEC bogus: validating resolvers refuse the domain’s MX, SPF or DMARC answers');
+  } else if (dnssec.hosts.length > 0 && dnssec.bogusHosts.length === dnssec.hosts.length) {
+    cap('dnssec', 'D', 'DNSSEC bogus for every MX host: validating senders cannot deliver');
+  }
   return caps;
 }
 
@@ -267,6 +279,32 @@ export function scoreTlsRpt(rpt: ScoringFacts['tlsRpt']): CheckScore {
   if (rpt.state === 'error') return excluded(DNS_ERROR);
   if (rpt.state === 'not_applicable') return excluded('null MX: TLS-RPT not applicable');
   return total([rule('one valid TLS-RPT record', rpt.state === 'valid' ? 5 : 0, 5)]);
+}
+
+const SIGNED = 'the domain is signed and its MX, SPF and DMARC answers validate: secure 6, bogus 0';
+const ROUTABLE =
+  'validating senders can route mail: the MX answer and every MX host’s address and TLSA answers are not bogus';
+
+/**
+ * Counted only where DNSSEC tells domains apart: a signed domain (the MX answer secure) earns
+ * 10, a broken chain loses what it touches; an unsigned domain with nothing broken is left out
+ * (0 of 0), so its score is what it would be without this check.
+ */
+export function scoreDnssec(dnssec: ScoringFacts['dnssec']): CheckScore {
+  if (dnssec.state === 'not_checked') return excluded('DNSSEC not checked on this instance: left out');
+  if (dnssec.state === 'bogus') return total([rule(SIGNED, 0, 6), rule(ROUTABLE, 0, 4)]);
+  const bogusHosts = dnssec.bogusHosts.length > 0;
+  if (dnssec.state === 'indeterminate' && !bogusHosts)
+    return excluded('DNSSEC validation did not complete: left out');
+  if (!dnssec.signed && !bogusHosts) return excluded('not signed: left out (see the recommendation)');
+  return total([
+    dnssec.signed ? rule(SIGNED, 6, 6) : rule(`${SIGNED} (not signed: left out)`, 0, 0),
+    bogusHosts
+      ? rule(ROUTABLE, 0, 4)
+      : dnssec.unknown
+        ? rule(`${ROUTABLE} (unknown: left out)`, 0, 0)
+        : rule(ROUTABLE, 4, 4),
+  ]);
 }
 
 export function scoreBimi(bimi: ScoringFacts['bimi']): CheckScore {

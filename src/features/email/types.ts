@@ -4,6 +4,7 @@
  * plain data. Points are not decided here but in score.ts, from the facts
  * each check reports, so the weights live in one place.
  */
+import type { Reason as DnssecReason } from '../dnssec/verdicts.js';
 
 export const CHECK_IDS = ['mx', 'spf', 'dmarc', 'dkim', 'mta_sts', 'tls_rpt', 'bimi', 'dnssec'] as const;
 export type CheckId = (typeof CHECK_IDS)[number];
@@ -31,6 +32,8 @@ export const finding = (severity: Severity, message: string, rfc: string): Findi
  * "lookup failed" are different results (STYLE habit 8): `answer` covers
  * NOERROR (possibly empty) and NXDOMAIN; `error` is a timeout, SERVFAIL or
  * every resolver failing; `invalid_name` is a name that cannot be asked.
+ * No resolver's AD bit is kept: what DNSSEC says is netdiag's own
+ * validation's (features/dnssec/verdicts.ts).
  */
 export type DnsOutcome<T> =
   | {
@@ -39,8 +42,13 @@ export type DnsOutcome<T> =
       records: T[];
       /** CNAME targets followed to reach the answer, in order. */
       aliases: string[];
-      /** The resolver validated this answer with DNSSEC (the AD bit, RFC 4035 §3.2.3). */
-      ad: boolean;
+      /**
+       * Set when the configured resolvers refused this answer (SERVFAIL) and netdiag's own
+       * validation finds it bogus: the records are then the authoritative servers', as netdiag's
+       * engine read them (what a resolver that does not validate still sees), and this is the
+       * broken link.
+       */
+      bogus?: DnssecReason;
     }
   | { kind: 'error'; message: string }
   | { kind: 'invalid_name'; message: string };

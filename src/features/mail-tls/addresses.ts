@@ -26,7 +26,7 @@ import { NAMES_PER_LOOKUP_LIMIT } from '../spf/spf-types.js';
 import { CertificateParseError } from '../tls/certificate.js';
 import type { TlsEvidence } from '../tls/tls.schema.js';
 import { sentList, tlsEvidence } from '../tls/tls.service.js';
-import { evaluateDane } from './dane.js';
+import { type DaneInput, evaluateDane } from './dane.js';
 import type { MailTlsAddress } from './mail-tls.schema.js';
 import { addressStatus } from './verdicts.js';
 
@@ -42,14 +42,24 @@ export interface SessionDeps {
   deadlines: SmtpDeadlines;
 }
 
-type Tlsa = Parameters<typeof evaluateDane>[0]['tlsa'];
+/** A host's TLSA answer and netdiag's own verdict on it. */
+export interface HostTlsa {
+  outcome: DaneInput['tlsa'];
+  dnssec: DaneInput['dnssec'];
+}
 
 /** What became of one address: refused before contact, or its session and the SNI it sent. */
 type Session = { refused: string } | { probe: SmtpProbe; sni: string };
 
 export interface RequestSessions {
   /** The address as `host` sees it: the one session of the address, judged for `host`. */
-  judge(host: string, address: string, family: 4 | 6, tlsa: Tlsa, now: () => Date): Promise<MailTlsAddress>;
+  judge(
+    host: string,
+    address: string,
+    family: 4 | 6,
+    tlsa: HostTlsa,
+    now: () => Date,
+  ): Promise<MailTlsAddress>;
 }
 
 /**
@@ -112,7 +122,7 @@ function judged(
   host: string,
   address: string,
   family: 4 | 6,
-  tlsa: Tlsa,
+  tlsa: HostTlsa,
   now: () => Date,
   session: Session,
   { ptr, fcrdns }: { ptr: string[]; fcrdns: boolean | null },
@@ -148,7 +158,7 @@ function judged(
       if (!(err instanceof CertificateParseError)) throw err;
     }
   }
-  const dane = evaluateDane({ host, tlsa, chain, now: now() });
+  const dane = evaluateDane({ host, tlsa: tlsa.outcome, dnssec: tlsa.dnssec, chain, now: now() });
   return {
     address,
     family,

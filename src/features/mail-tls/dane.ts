@@ -4,9 +4,11 @@
  * STARTTLS, the way a DANE-aware sender (Postfix, Exim: OpenSSL's DANE code)
  * checks them. Pure: the TLSA answer and the DER chain in, plain data out.
  *
- * - Records count only when their answer validated (AD, RFC 7672 §2.2.3);
- *   without AD senders ignore them (`insecure`). They are still compared with
- *   the chain then, so the report can say whether signing the zone would work.
+ * - Records count only when their answer is secure (RFC 7672 §2.2.3), by
+ *   netdiag's own validation (features/dnssec), never a resolver's AD bit: in
+ *   an unsigned zone senders ignore them (`insecure`); a broken chain (`bogus`)
+ *   makes DANE senders defer mail (§2.2). They are still compared with the
+ *   chain then, so the report can say whether signing the zone would work.
  * - PKIX-TA(0) and PKIX-EE(1) are unusable for SMTP (RFC 7672 §3.1.3), as are
  *   unassigned values and digests of the wrong length (email/tlsa.ts decides,
  *   for /api/email-security too).
@@ -30,17 +32,21 @@
 
 import { createHash, createPublicKey, type KeyObject, type X509Certificate } from 'node:crypto';
 import { formatDateTime } from '../../client/words.js';
-import { describeTlsa, smtpTlsaName, type TlsaSummary, unusableTlsaFindings } from '../email/tlsa.js';
+import type { Reason, ValidationStatus } from '../dnssec/verdicts.js';
+import { describeTlsa, smtpTlsaName, type TlsaSummary } from '../email/tlsa.js';
 import { type DnsOutcome, type Finding, finding, type TlsaRecord } from '../email/types.js';
 import { issuedBy, type ParsedCertificate, parseCertificate, signedBy } from '../tls/certificate.js';
 import { MAX_ANALYZED_CERTIFICATES } from '../tls/evidence.js';
+import { findingsOf, summaryOf } from './dane-findings.js';
 
 /**
  * valid: a usable record authenticates the server. mismatch: usable records, none authenticates it
- * (senders refuse delivery: the stale TLSA after a rollover). unusable: validated records, none
- * usable for SMTP (senders require TLS, authenticate nothing). unchecked: validated usable records
- * but no chain to check them against (no TLS handshake completed). insecure: records present, answer
- * not validated (senders ignore them). none: no records. error: the TLSA lookup failed (senders defer).
+ * (senders refuse delivery: the stale TLSA after a rollover). unusable: secure records, none
+ * usable for SMTP (senders require TLS, authenticate nothing). unchecked: secure usable records
+ * but no chain to check them against (no TLS handshake completed). insecure: records present in an
+ * unsigned zone (senders ignore them). bogus: the TLSA answer fails validation (senders defer).
+ * indeterminate: records present, no verdict reached (or this instance does not validate).
+ * none: no records. error: the TLSA lookup failed (senders defer).
  */
 export const DANE_VERDICTS = [
   'valid',
@@ -48,6 +54,8 @@ export const DANE_VERDICTS = [
   'unusable',
   'unchecked',
   'insecure',
+  'bogus',
+  'indeterminate',
   'none',
   'error',
 ] as const;
@@ -66,6 +74,8 @@ export interface DaneInput {
   host: string;
   /** The answer for `smtpTlsaName(host)`. */
   tlsa: DnsOutcome<TlsaRecord>;
+  /** netdiag's own verdict on that answer. */
+  dnssec: DnssecView;
   /** DER of the certificates the server sent, in the order sent, leaf first; undefined when no handshake completed. */
   chain: readonly Buffer[] | undefined;
   now: Date;
@@ -88,12 +98,20 @@ export interface DaneRecordCheck extends TlsaSummary {
   reason?: string;
 }
 
+/** A verdict of netdiag's own validation, as the answer shows it. */
+export interface DnssecView {
+  status: ValidationStatus;
+  reason: Reason | null;
+}
+
 export interface DaneEvaluation {
   /** `_25._tcp.<host>`. */
   tlsa_name: string;
   verdict: DaneVerdict;
-  /** AD on the TLSA answer (RFC 4035 §3.2.3); null when the lookup failed or the name cannot be asked. */
+  /** netdiag proved the TLSA answer secure (true), or insecure or bogus (false); null: no verdict, or the lookup failed. */
   validated: boolean | null;
+  /** netdiag's own verdict on the TLSA answer. */
+  dnssec: DnssecView;
   /** The records of the answer in the order received, each checked; empty for none and error. */
   records: DaneRecordCheck[];
   summary: string;
@@ -101,13 +119,15 @@ export interface DaneEvaluation {
 }
 
 export function evaluateDane(input: DaneInput): DaneEvaluation {
-  const { host, tlsa } = input;
+  const { host, tlsa, dnssec } = input;
   const name = smtpTlsaName(host);
-  if (tlsa.kind === 'error') {
+  const bogus = dnssec.status === 'bogus';
+  if (tlsa.kind === 'error' && !bogus) {
     return {
       tlsa_name: name,
       verdict: 'error',
       validated: null,
+      dnssec,
       records: [],
       summary: `The TLSA lookup for ${name} failed (${tlsa.message}).`,
       findings: [
@@ -121,12 +141,21 @@ export function evaluateDane(input: DaneInput): DaneEvaluation {
   }
   // A name too long to ask (invalid_name) cannot hold TLSA records.
   const records = tlsa.kind === 'answer' ? tlsa.records : [];
-  const validated = tlsa.kind === 'answer' ? tlsa.ad : null;
-  if (records.length === 0) {
+  // Whether the answer that was read is secure; nothing to say of a name that could not be asked.
+  const validated =
+    tlsa.kind !== 'answer' && !bogus
+      ? null
+      : dnssec.status === 'secure'
+        ? true
+        : dnssec.status === 'indeterminate'
+          ? null
+          : false;
+  if (records.length === 0 && !bogus) {
     return {
       tlsa_name: name,
       verdict: 'none',
       validated,
+      dnssec,
       records: [],
       summary: `No TLSA records at ${name}: DANE does not apply to ${host}.`,
       findings: [],
@@ -136,22 +165,24 @@ export function evaluateDane(input: DaneInput): DaneEvaluation {
   const chain = input.chain && input.chain.length > 0 ? new SentChain(input.chain) : undefined;
   const checks = records.map((record) => checkRecord(record, chain, input));
   const usable = checks.filter((c) => c.usable);
-  const verdict: DaneVerdict = !validated
-    ? 'insecure'
-    : usable.length === 0
-      ? 'unusable'
-      : chain === undefined
-        ? 'unchecked'
-        : usable.some((c) => c.result === 'match')
-          ? 'valid'
-          : 'mismatch';
+  const verdict: DaneVerdict =
+    dnssec.status !== 'secure'
+      ? dnssec.status
+      : usable.length === 0
+        ? 'unusable'
+        : chain === undefined
+          ? 'unchecked'
+          : usable.some((c) => c.result === 'match')
+            ? 'valid'
+            : 'mismatch';
   return {
     tlsa_name: name,
     verdict,
     validated,
+    dnssec,
     records: checks,
-    summary: summaryOf(verdict, name, host, checks),
-    findings: findingsOf(verdict, name, host, checks),
+    summary: summaryOf(verdict, name, host, checks, dnssec),
+    findings: findingsOf(verdict, name, host, checks, dnssec),
   };
 }
 
@@ -382,64 +413,4 @@ class SentChain {
     const cert = this.entries[position]?.cert;
     return cert ? `certificate #${position} (${cert.subject})` : `certificate #${position} (unparseable)`;
   }
-}
-
-function summaryOf(verdict: DaneVerdict, name: string, host: string, checks: DaneRecordCheck[]): string {
-  const match = checks.find((c) => c.result === 'match');
-  switch (verdict) {
-    case 'valid':
-      return `DANE authenticates ${host}: ${match!.meaning} at ${name} matches the certificates it sent.`;
-    case 'mismatch':
-      return `No usable TLSA record at ${name} matches the certificates ${host} sent: DANE-aware senders do not deliver to it.`;
-    case 'unusable':
-      return `The TLSA records at ${name} are validated but none is usable for SMTP: senders require TLS with ${host} and authenticate nothing.`;
-    case 'unchecked':
-      return `The TLSA records at ${name} are validated and usable, but no TLS handshake with ${host} completed to check them against.`;
-    default:
-      return `The TLSA records at ${name} are not DNSSEC-validated: senders ignore them.`;
-  }
-}
-
-function findingsOf(verdict: DaneVerdict, name: string, host: string, checks: DaneRecordCheck[]): Finding[] {
-  if (verdict === 'insecure') {
-    const usable = checks.filter((c) => c.usable);
-    const against =
-      usable.length === 0 || usable.every((c) => c.result === 'unchecked')
-        ? ''
-        : usable.some((c) => c.result === 'match')
-          ? ' They match the certificates the server sent: signing the zone (with a DS record at its parent) would make DANE effective.'
-          : ' They do not match the certificates the server sent either: correct them before signing the zone, or DANE-aware senders will stop delivering.';
-    return [
-      finding(
-        'warning',
-        `TLSA records at ${name} are published but were not DNSSEC-validated: senders ignore them, so DANE does not protect ${host}.${against}`,
-        'RFC 7672 §2.2.3',
-      ),
-    ];
-  }
-  const out = unusableTlsaFindings(name, checks);
-  if (verdict === 'mismatch') {
-    const reasons = checks
-      .filter((c) => c.result === 'mismatch')
-      .map((c) => `${c.usage} ${c.selector} ${c.matching_type}: ${c.reason}`)
-      .join('; ');
-    out.push(
-      finding(
-        'error',
-        `No usable TLSA record at ${name} matches the certificates ${host} sent (${reasons}): DANE-aware senders refuse to deliver mail to ${host}, deferring it until it bounces. ` +
-          'The usual cause is a certificate or key renewed without first publishing a TLSA record for the new one; publish records for the current key, and for the next one before each rollover.',
-        'RFC 7672 §3.1, §4',
-      ),
-    );
-  }
-  if (verdict === 'unchecked') {
-    out.push(
-      finding(
-        'info',
-        `The TLSA records at ${name} are validated and usable, but no TLS handshake with ${host} completed, so they were not checked against its certificates. With usable TLSA records DANE-aware senders require TLS with ${host} and never fall back to cleartext.`,
-        'RFC 7672 §2.2',
-      ),
-    );
-  }
-  return out;
 }

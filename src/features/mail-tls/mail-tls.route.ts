@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { errorResponses } from '../../api-schema.js';
 import type { AppContext } from '../../context.js';
 import { answer } from '../../plugins/response-cache.js';
+import { dnssecValidator } from '../dnssec/verdicts.js';
 import { createSafeFetcher } from '../email/resource-fetcher.js';
 import { MailTlsQuerySchema, MailTlsResponseSchema } from './mail-tls.schema.js';
 import { lookupMailTls } from './mail-tls.service.js';
@@ -23,6 +24,7 @@ export default async function mailTlsRoutes(base: FastifyInstance, { ctx }: { ct
     fetcher: createSafeFetcher(ctx.outbound),
     loader: ctx.loader,
     clock: ctx.clock,
+    dnssec: dnssecValidator(ctx),
     heloName: config.smtpHeloName,
     enabled: config.mailTlsEnabled,
     deadlines: {
@@ -48,7 +50,8 @@ export default async function mailTlsRoutes(base: FastifyInstance, { ctx }: { ct
           'attempted), one per distinct address: hosts sharing an address share its session (SNI = the first of ' +
           'them, `tls.connection.sni`), reported under each. The certificate is judged as GET /api/tls judges it ' +
           'for each MX host name, DANE (RFC 7672) ' +
-          'against the chain as sent when the TLSA answer validated, whether a sender applying the domain’s ' +
+          'against the chain as sent when netdiag’s own DNSSEC validation finds the TLSA answer secure (never a ' +
+          'resolver’s AD bit; a broken chain is reported, not a 502), whether a sender applying the domain’s ' +
           'MTA-STS policy would deliver, and FCrDNS. A connect timeout on every host is reported as such (the ' +
           'likely cause is this service’s own outbound port 25 being blocked). Expensive (6 / 60 s); cached 10 ' +
           'minutes. 503 when the operator turned it off (MAIL_TLS_ENABLED=false), or with Retry-After when the ' +

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { AttributionFields, Nullable } from '../../api-schema.js';
+import { DnssecStatusSchema, ReasonSchema } from '../dnssec/dnssec.schema.js';
 import { TlsEvidenceSchema } from '../tls/tls.schema.js';
 import { DANE_RECORD_RESULTS, DANE_VERDICTS } from './dane.js';
 
@@ -105,10 +106,23 @@ export const DaneSchema = Type.Object(
         '`valid`: a usable TLSA record authenticates the server (chain as sent); `mismatch`: usable records, none ' +
         'does (the stale record after a certificate rollover: DANE senders refuse to deliver); `unusable`: only ' +
         'records SMTP cannot use (PKIX usages 0/1, bad parameters); `unchecked`: usable records but no chain to ' +
-        'check (no handshake); `insecure`: TLSA published, answer not DNSSEC-validated (senders ignore it); ' +
-        '`none`: no TLSA; `error`: the TLSA lookup failed (DANE senders defer).',
+        'check (no handshake); `insecure`: TLSA published in a zone that is not DNSSEC-signed (senders ignore ' +
+        'it); `bogus`: the TLSA answer fails DNSSEC validation (DANE senders defer, RFC 7672 §2.2); ' +
+        '`indeterminate`: TLSA published, no DNSSEC verdict reached; `none`: no TLSA; `error`: the TLSA lookup ' +
+        "failed (DANE senders defer). The DNSSEC verdict is netdiag's own (as GET /api/dnssec), never a " +
+        "resolver's AD bit.",
     }),
-    validated: Nullable(Type.Boolean({ description: 'The TLSA answer carried AD.' })),
+    validated: Nullable(
+      Type.Boolean({
+        description:
+          "netdiag's own validation proved the TLSA answer secure (true), or insecure or bogus (false); null: no " +
+          'verdict, or the lookup failed.',
+      }),
+    ),
+    dnssec: Type.Object(
+      { status: DnssecStatusSchema, reason: ReasonSchema },
+      { additionalProperties: false, description: "netdiag's own verdict on the TLSA answer." },
+    ),
     records: Type.Array(DaneRecordSchema),
     summary: Type.String(),
     findings: Type.Array(MailFindingSchema),

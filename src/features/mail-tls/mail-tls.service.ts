@@ -11,13 +11,28 @@
  * Sessions are bounded service-wide (net/outbound.ts): when none can be had
  * in time the request fails 503 with Retry-After, and is not cached.
  *
- * Cached 10 minutes; not when a DNS lookup failed or no host could be reached
- * (the usual cause is this service's own outbound port 25 being blocked).
+ * DANE stands on netdiag's own DNSSEC validation of each TLSA answer
+ * (features/dnssec/verdicts.ts), never a resolver's AD bit. A broken chain of
+ * trust is a diagnosis, not an outage: when a validating resolver refuses the
+ * MX or address answers (SERVFAIL) and netdiag finds them bogus, the hosts are
+ * still tested as the domain's servers publish them, with a finding naming the
+ * broken link, and the domain fails (validating senders cannot deliver).
+ *
+ * Cached 10 minutes; not when a DNS lookup failed, a DNSSEC validation reached
+ * no verdict, or no host could be reached (the usual cause is this service's
+ * own outbound port 25 being blocked).
  */
 import { type CachedLoader, type Freshness, freshness } from '../../cache/cached.js';
 import { AppError } from '../../errors.js';
 import { normalizeDomain } from '../../net/names.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
+import {
+  type DnssecValidator,
+  describeReason,
+  type Reason,
+  RequestVerdicts,
+  VALIDATOR_UNAVAILABLE,
+} from '../dnssec/verdicts.js';
 import { createMailDns, type TrackedMailDns } from '../email/mail-dns.js';
 import {
   evaluateMtaSts,
@@ -31,7 +46,7 @@ import { sortMx } from '../email/mx.js';
 import type { ResourceFetcher } from '../email/resource-fetcher.js';
 import { smtpTlsaName } from '../email/tlsa.js';
 import { type Finding, finding } from '../email/types.js';
-import { type RequestSessions, type SessionDeps, startSessions } from './addresses.js';
+import { type HostTlsa, type RequestSessions, type SessionDeps, startSessions } from './addresses.js';
 import type { MailTlsDane, MailTlsHost, MailTlsQuery, MailTlsResponse } from './mail-tls.schema.js';
 import { addressFindings, domainStatus, hostStatus, portBlocked, summarize, worstDane } from './verdicts.js';
 
@@ -45,6 +60,8 @@ export interface MailTlsDeps extends SessionDeps {
   loader: Pick<CachedLoader, 'load'>;
   clock: () => number;
   enabled: boolean;
+  /** netdiag's own DNSSEC validation (features/dnssec/verdicts.ts). */
+  dnssec: DnssecValidator;
 }
 
 export async function lookupMailTls(
@@ -69,7 +86,8 @@ async function checkMailTls(
   deps: MailTlsDeps,
   domain: string,
 ): Promise<{ body: MailTlsResponse; cacheable: boolean }> {
-  const dns = createMailDns(deps.dns);
+  const verdicts = new RequestVerdicts(deps.dnssec);
+  const dns = createMailDns(deps.dns, { verdicts, readBogus: true });
   const now = () => new Date(deps.clock());
   const [mx, stsTxt] = await Promise.all([dns.mx(domain), dns.txt(`_mta-sts.${domain}`)]);
   if (mx.kind === 'error') {
@@ -126,14 +144,14 @@ async function checkMailTls(
     mxHosts: hosts.map((h) => h.host),
   });
 
-  const resolved = await Promise.all(hosts.map((h) => hostAddresses(dns, h)));
+  const resolved = await Promise.all(hosts.map((h) => hostAddresses(dns, verdicts, h)));
   const sessions = startSessions(
     deps,
     dns,
     resolved.map((r) => ({ host: r.host, addresses: r.picked.map((p) => p.address) })),
   );
   const tested = await Promise.all(resolved.map((r) => testHost(r, sessions, sts, now)));
-  const findings: Finding[] = [];
+  const findings: Finding[] = mx.kind === 'answer' && mx.bogus ? [bogusMx(domain, mx.bogus)] : [];
   const anyAddress = tested.some((h) => h.addresses.length > 0);
   if (implicit && !anyAddress) {
     return done(
@@ -145,13 +163,17 @@ async function checkMailTls(
         mx: { state: 'no_address', hosts: 0 },
         mta_sts: stsView(sts),
       },
-      [],
+      findings,
       !dnsFailed(dns),
     );
   }
   const blocked = portBlocked(tested);
   if (blocked) findings.push(blocked);
-  const status = domainStatus(tested);
+  // Validating senders cannot read the MX at all: none of them delivers, whatever the hosts do.
+  const status = mx.kind === 'answer' && mx.bogus ? 'fail' : domainStatus(tested);
+  const undetermined = resolved.some(
+    (r) => r.tlsa.dnssec.status === 'indeterminate' && r.tlsa.dnssec.reason?.code !== VALIDATOR_UNAVAILABLE,
+  );
   return done(
     dns,
     {
@@ -163,7 +185,17 @@ async function checkMailTls(
       hosts: tested,
     },
     findings,
-    !dnsFailed(dns) && !blocked,
+    !dnsFailed(dns) && !blocked && !undetermined,
+  );
+}
+
+function bogusMx(domain: string, reason: Reason): Finding {
+  return finding(
+    'error',
+    `DNSSEC bogus: the MX answer for ${domain} fails netdiag's validation at ${describeReason(reason)}. ` +
+      `Validating resolvers answer SERVFAIL for it, so senders that validate cannot deliver mail to ${domain} at all. ` +
+      'The hosts below are the ones its authoritative servers name, tested as published.',
+    'RFC 4035 §5.5',
   );
 }
 
@@ -205,30 +237,56 @@ interface HostAddresses {
   picked: { address: string; family: 4 | 6 }[];
   /** The A or AAAA lookup failed (rather than finding nothing). */
   lookupFailed: boolean;
-  tlsa: Awaited<ReturnType<TrackedMailDns['tlsa']>>;
+  /** The address answers fail DNSSEC validation: validating resolvers refuse them (the first broken link). */
+  bogus: Reason | undefined;
+  tlsa: HostTlsa;
 }
 
 async function hostAddresses(
   dns: TrackedMailDns,
+  verdicts: RequestVerdicts,
   { host, preference }: { host: string; preference: number | null },
 ): Promise<HostAddresses> {
-  const [a, aaaa, tlsa] = await Promise.all([dns.a(host), dns.aaaa(host), dns.tlsa(smtpTlsaName(host))]);
+  const tlsaName = smtpTlsaName(host);
+  const [a, aaaa, tlsa, verdict] = await Promise.all([
+    dns.a(host),
+    dns.aaaa(host),
+    dns.tlsa(tlsaName),
+    verdicts.verdict(tlsaName, 'TLSA'),
+  ]);
   const picked = [
     ...(a.kind === 'answer' ? a.records.slice(0, 1).map((address) => ({ address, family: 4 as const })) : []),
     ...(aaaa.kind === 'answer'
       ? aaaa.records.slice(0, 1).map((address) => ({ address, family: 6 as const }))
       : []),
   ];
-  return { host, preference, picked, lookupFailed: a.kind === 'error' || aaaa.kind === 'error', tlsa };
+  const bogus = [a, aaaa].flatMap((o) => (o.kind === 'answer' && o.bogus ? [o.bogus] : []))[0];
+  return {
+    host,
+    preference,
+    picked,
+    lookupFailed: a.kind === 'error' || aaaa.kind === 'error',
+    bogus,
+    tlsa: { outcome: tlsa, dnssec: { status: verdict.status, reason: verdict.reason } },
+  };
 }
 
 async function testHost(
-  { host, preference, picked, lookupFailed, tlsa }: HostAddresses,
+  { host, preference, picked, lookupFailed, bogus, tlsa }: HostAddresses,
   sessions: RequestSessions,
   sts: MtaStsEvaluation,
   now: () => Date,
 ): Promise<MailTlsHost> {
   const findings: Finding[] = [];
+  if (bogus) {
+    findings.push(
+      finding(
+        'error',
+        `DNSSEC bogus: the address records of ${host} fail netdiag's validation at ${describeReason(bogus)}. Senders that validate cannot resolve ${host} and do not deliver mail to it; it was tested at the addresses its servers publish.`,
+        'RFC 4035 §5.5',
+      ),
+    );
+  }
   if (picked.length === 0) {
     findings.push(
       finding(
@@ -268,7 +326,7 @@ async function testHost(
   return {
     host,
     preference,
-    status: hostStatus(addresses, dane, deliverable, findings),
+    status: bogus ? 'fail' : hostStatus(addresses, dane, deliverable, findings),
     addresses,
     dane,
     mta_sts: { mode: policyMode, matches_policy: matches, deliverable },

@@ -17,9 +17,11 @@ export function addressStatus(
   const failure = probe.failure;
   if (failure && (failure.stage === 'connect' || failure.stage === 'banner')) return 'unreachable';
   if (!tls) return 'fail';
-  if (dane.verdict === 'mismatch' || dane.verdict === 'error') return 'fail';
+  if (dane.verdict === 'mismatch' || dane.verdict === 'bogus' || dane.verdict === 'error') return 'fail';
   if (!tls.connection.authorized || !tls.connection.hostname_matches) return 'warn';
   if (dane.verdict === 'insecure' || dane.verdict === 'unusable') return 'warn';
+  // No verdict on records that do not match: unknown whether senders apply them, a risk either way.
+  if (dane.verdict === 'indeterminate' && dane.records.some((r) => r.result === 'mismatch')) return 'warn';
   if (tls.findings.some((f) => f.severity === 'critical' || f.severity === 'high')) return 'warn';
   return 'pass';
 }
@@ -36,11 +38,13 @@ const RANK: Record<MailTlsAddress['status'], number> = {
 /** The worst DANE verdict among a host's addresses: DANE must hold on every path (RFC 7672 §2.2). */
 export function worstDane(verdicts: MailTlsDane[]): MailTlsDane | null {
   const order: MailTlsDane['verdict'][] = [
+    'bogus',
     'error',
     'mismatch',
     'unchecked',
     'unusable',
     'insecure',
+    'indeterminate',
     'valid',
     'none',
   ];
@@ -58,7 +62,7 @@ export function hostStatus(
   const reachable = addresses.filter((a) => a.status !== 'refused' && a.status !== 'unreachable');
   if (reachable.length === 0) return 'unreachable';
   if (deliverable === false && findings.some((f) => f.severity === 'error')) return 'fail';
-  if (dane?.verdict === 'mismatch') return 'fail';
+  if (dane?.verdict === 'mismatch' || dane?.verdict === 'bogus') return 'fail';
   const worst = reachable.reduce(
     (w, a) => (RANK[a.status] > RANK[w] ? a.status : w),
     'pass' as MailTlsAddress['status'],

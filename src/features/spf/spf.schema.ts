@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { AttributionFields, Nullable } from '../../api-schema.js';
+import { ReasonSchema } from '../dnssec/dnssec.schema.js';
 import { SPF_RESULTS } from './spf-types.js';
 
 export const SpfQuerySchema = Type.Object({
@@ -146,6 +147,28 @@ export const SpfResponseSchema = Type.Object(
     authentication_results: Type.String({
       description: 'The `spf=` result clause of an Authentication-Results header field (RFC 8601 §2.7.2).',
     }),
+    dnssec: Type.Optional(
+      Type.Object(
+        {
+          status: Type.Enum(['bogus']),
+          reason: ReasonSchema,
+          questions: Type.Array(
+            Type.Object({ name: Type.String(), type: Type.String() }, { additionalProperties: false }),
+            { description: 'The questions the resolvers refused (SERVFAIL) that netdiag finds bogus.' },
+          ),
+          unvalidated_result: SpfResultSchema,
+          message: Type.String(),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "Present when a lookup failed because DNSSEC is broken (netdiag's own validation finds it bogus): " +
+            '`reason` is the first broken link. `result` is what a receiver whose resolver validates concludes ' +
+            '(temperror); `unvalidated_result` is check_host() on the records as the domain’s servers publish them, ' +
+            'what a receiver that does not validate concludes.',
+        },
+      ),
+    ),
     dns_queries: Type.Integer({ minimum: 0, description: 'Distinct DNS questions asked.' }),
     checked_at: Type.String({ format: 'date-time' }),
     ...AttributionFields,

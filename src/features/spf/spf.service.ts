@@ -8,13 +8,19 @@
  * receiver would conclude, §2.6.6). Only when no resolver could be reached at
  * all (nothing answered, and every failure was the resolver's own: network,
  * TLS, HTTP) is it the service's failure: a 502 with providers_tried.
+ *
+ * A SERVFAIL that netdiag's own validation finds DNSSEC-bogus is a diagnosis:
+ * the result stays what a validating receiver concludes (temperror), and
+ * `dnssec` names the broken link and what check_host() concludes on the
+ * records as published (a receiver that does not validate).
  */
 import { domainToASCII } from 'node:url';
 import { type CachedLoader, type Freshness, freshness } from '../../cache/cached.js';
 import { badInput, type ProviderAttempt } from '../../errors.js';
 import { normalizeDomain } from '../../net/names.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
-import { createMailDns } from '../email/mail-dns.js';
+import { type DnssecValidator, describeReason, RequestVerdicts } from '../dnssec/verdicts.js';
+import { type BogusQuestion, createMailDns } from '../email/mail-dns.js';
 import { checkHost } from './check-host.js';
 import { parseSpfIp, type SpfIp } from './macros.js';
 import type { SpfQuery, SpfResponse } from './spf.schema.js';
@@ -32,6 +38,8 @@ export interface SpfDeps {
   receiver: string;
   clock: () => number;
   loader: Pick<CachedLoader, 'load'>;
+  /** netdiag's own DNSSEC validation (features/dnssec/verdicts.ts), asked about a refused answer. */
+  dnssec: DnssecValidator;
 }
 
 export interface SpfInput {
@@ -106,19 +114,23 @@ export async function lookupSpf(
 }
 
 export async function checkSpf(
-  deps: Pick<SpfDeps, 'dns' | 'clock' | 'receiver'>,
+  deps: Pick<SpfDeps, 'dns' | 'clock' | 'receiver' | 'dnssec'>,
   input: SpfInput,
 ): Promise<SpfResponse> {
-  const dns = createMailDns(deps.dns);
+  const dns = createMailDns(deps.dns, { verdicts: new RequestVerdicts(deps.dnssec) });
   const now = deps.clock();
-  const outcome = await checkHost(dns, {
+  const args = {
     ip: input.ip,
     sender: input.sender,
     helo: input.helo ?? '',
     domain: input.domain,
     receiver: deps.receiver,
     now: now / 1000,
-  });
+  };
+  const outcome = await checkHost(dns, args);
+  const bogus = dns.stats().bogus;
+  // The same questions again, the refused ones answered as published: a non-validating receiver's view.
+  const unvalidated = bogus.length > 0 ? await checkHost(dns.readingBogus(), args) : undefined;
   const stats = dns.stats();
   if (stats.answered === 0 && stats.firstFailure && stats.providersTried.every(resolverUnreachable))
     throw stats.firstFailure;
@@ -140,9 +152,28 @@ export async function checkSpf(
     trace: outcome.trace,
     received_spf: receivedSpf(input, outcome, deps.receiver),
     authentication_results: authenticationResults(input, outcome),
+    ...(unvalidated ? { dnssec: dnssecBogus(bogus, outcome.result, unvalidated.result) } : {}),
     dns_queries: stats.queries,
     checked_at: new Date(now).toISOString(),
     ...dns.attribution(),
+  };
+}
+
+function dnssecBogus(
+  bogus: BogusQuestion[],
+  result: SpfResult,
+  unvalidated: SpfResult,
+): NonNullable<SpfResponse['dnssec']> {
+  const questions = bogus.map(({ name, type }) => ({ name, type }));
+  const reason = bogus[0]!.reason;
+  return {
+    status: 'bogus',
+    reason,
+    questions,
+    unvalidated_result: unvalidated,
+    message:
+      `DNSSEC bogus: ${questions.map((q) => `${q.type} ${q.name}`).join(', ')} fail${questions.length === 1 ? 's' : ''} netdiag's own validation; the chain of trust is broken at ${describeReason(reason)}. ` +
+      `Receivers whose resolver validates get SERVFAIL and conclude ${result}; a receiver that does not validate reads the records as published and concludes ${unvalidated}.`,
   };
 }
 

@@ -40,8 +40,9 @@ const LIST = [
     path: '/api/dns',
     description:
       'DNS records of one type for a name (A by default; PTR takes an IP address), with the response code ' +
-      '(NOERROR, NXDOMAIN, ...) and whether the answer was DNSSEC-validated. Use it for any question about ' +
-      'what DNS says now; for whether the whole world sees the same answer, use global_dns.',
+      '(NOERROR, NXDOMAIN, ...) and the resolver’s AD flag (its DNSSEC verdict, not netdiag’s own validation, ' +
+      'GET /api/dnssec). Use it for any question about what DNS says now; for whether the whole world sees the same ' +
+      'answer, use global_dns.',
     caseInsensitive: ['type'],
   },
   {
@@ -65,7 +66,8 @@ const LIST = [
     path: '/api/email-security',
     description:
       "Scores a domain's email authentication and transport security 0–100 with a grade: MX, SPF, DMARC, " +
-      'DKIM, MTA-STS, TLS-RPT and BIMI, each with its points, the rules behind them and what to fix first. Use ' +
+      'DKIM, MTA-STS, TLS-RPT, BIMI and DNSSEC (netdiag’s own validation: a broken chain is named, not an ' +
+      'error), each with its points, the rules behind them and what to fix first. Use ' +
       'it to audit how a domain sends and receives mail; give `selector` when you know its DKIM selector.',
   },
   {
@@ -77,7 +79,8 @@ const LIST = [
     description:
       "Would mail from this IP address, as this sender, pass SPF? Evaluates the domain's SPF policy (RFC 7208 " +
       'check_host) and returns the result (pass, fail, softfail, neutral, none, temperror, permerror) with a ' +
-      'trace of every record and term. Use it to explain a delivery failure or test an SPF change; the address ' +
+      'trace of every record and term; a temperror caused by broken DNSSEC names the broken link. Use it to ' +
+      'explain a delivery failure or test an SPF change; the address ' +
       'is only compared, never contacted.',
   },
   {

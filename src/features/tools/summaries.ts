@@ -50,7 +50,7 @@ export function recordText(record: Readonly<Record<string, unknown>>): string {
 
 function dns(body: unknown): string {
   const b = body as DnsResponse;
-  const ad = b.authenticated_data ? ', DNSSEC-validated (AD)' : '';
+  const ad = b.authenticated_data ? ', DNSSEC-validated by the resolver (AD)' : '';
   if (b.rcode !== 'NOERROR')
     return `${b.query_name} ${b.type}: ${b.rcode}${ad}; no records (via ${b.source}).`;
   if (b.records.length === 0)
@@ -88,7 +88,8 @@ function spf(body: unknown): string {
   const who = b.sender ? `mail from ${b.sender}` : `HELO ${b.helo}`;
   const matched = b.matched ? ` (matched ${b.matched.mechanism} in ${b.matched.record_domain})` : '';
   const why = b.problem ? ` ${b.problem}` : '';
-  return `SPF ${b.result} for ${b.ip} sending ${who} (domain ${b.domain})${matched}; ${b.lookups}/${b.lookup_limit} DNS lookups.${why}`;
+  const dnssec = b.dnssec ? ` ${b.dnssec.message}` : '';
+  return `SPF ${b.result} for ${b.ip} sending ${who} (domain ${b.domain})${matched}; ${b.lookups}/${b.lookup_limit} DNS lookups.${why}${dnssec}`;
 }
 
 function mailTls(body: unknown): string {

@@ -153,7 +153,7 @@ describe('BIMI evaluation', () => {
       selector: 'default',
       domain: 'brand.test',
       name: 'default._bimi.brand.test',
-      outcome: { kind: 'answer', rcode: 'NOERROR', records: [text], aliases: [], ad: false },
+      outcome: { kind: 'answer', rcode: 'NOERROR', records: [text], aliases: [] },
     },
   ];
   const ok = (body: string): FetchOutcome => ({
@@ -200,7 +200,7 @@ describe('BIMI evaluation', () => {
           selector: 'mine',
           domain: 'brand.test',
           name: 'mine._bimi.brand.test',
-          outcome: { kind: 'answer', rcode: 'NXDOMAIN', records: [], aliases: [], ad: false },
+          outcome: { kind: 'answer', rcode: 'NXDOMAIN', records: [], aliases: [] },
         },
         ...record('v=BIMI1; l=; a='),
       ],
@@ -229,7 +229,7 @@ describe('BIMI evaluation', () => {
           selector: 'default',
           domain: 'news.brand.test',
           name: 'default._bimi.news.brand.test',
-          outcome: { kind: 'answer', rcode: 'NXDOMAIN', records: [], aliases: [], ad: false },
+          outcome: { kind: 'answer', rcode: 'NXDOMAIN', records: [], aliases: [] },
         },
         {
           selector: 'default',
@@ -240,7 +240,6 @@ describe('BIMI evaluation', () => {
             rcode: 'NOERROR',
             records: ['v=BIMI1; l=https://brand.test/l.svg; a=https://brand.test/a.pem'],
             aliases: [],
-            ad: false,
           },
         },
       ],

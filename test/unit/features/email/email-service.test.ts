@@ -8,6 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { CachedLoader } from '../../../../src/cache/cached.js';
 import { MemoryCache } from '../../../../src/cache/memory.js';
 import { AppError } from '../../../../src/errors.js';
+import type { DnssecValidator } from '../../../../src/features/dnssec/verdicts.js';
 import type { MarkRoots } from '../../../../src/features/email/bimi.js';
 import {
   checkEmailSecurity,
@@ -19,12 +20,16 @@ import { thrownBy } from '../../../expect-error.js';
 import type { FakeZone } from '../../../fakes/dns-zones.js';
 import { issueVmc, testMarkAuthority } from '../../../fakes/test-vmc.js';
 import { fixtureText, scenario, sharedZones } from '../../../fixtures/email/zones.js';
-import { makeZone, RoundGate, zoneResolver } from './zone-resolver.js';
+import { makeZone, RoundGate, zoneResolver, zoneValidator } from './zone-resolver.js';
 
 const STRONG_POLICY = 'version: STSv1\nmode: enforce\nmx: *.strong.email.test\nmax_age: 1209600\n';
 
-/** The strong fixture's HTTPS resources, and the test Mark Verifying Authority its VMC chains to. */
-async function strongDeps(): Promise<{ fetcher: ResourceFetcher; markRoots: MarkRoots }> {
+/** The strong fixture's HTTPS resources, the test Mark Verifying Authority its VMC chains to, its (signed) zones' validator. */
+async function strongDeps(): Promise<{
+  fetcher: ResourceFetcher;
+  markRoots: MarkRoots;
+  dnssec: DnssecValidator;
+}> {
   const vmc = await issueVmc({ domains: ['strong.email.test'] });
   const fetcher: ResourceFetcher = async ({ url }) => {
     const body = url.endsWith('mta-sts.txt')
@@ -42,7 +47,7 @@ async function strongDeps(): Promise<{ fetcher: ResourceFetcher; markRoots: Mark
       },
     };
   };
-  return { fetcher, markRoots: (await testMarkAuthority()).roots };
+  return { fetcher, markRoots: (await testMarkAuthority()).roots, dnssec: zoneValidator(zonesOf('strong')) };
 }
 
 const zonesOf = (name: string): FakeZone[] => [
@@ -109,7 +114,8 @@ describe('failures', () => {
     expect(sts.summary).toBe(
       'The _mta-sts lookup failed (timeout: no answer within 5000 ms); this check is left out of the score.',
     );
-    expect(body).toMatchObject({ score: 100, scoring: { earned: 90, possible: 90 } });
+    // The strong domain is signed: DNSSEC earns its 10 (issue 32).
+    expect(body).toMatchObject({ score: 100, scoring: { earned: 100, possible: 100 } });
   });
 
   it('every lookup failing is a 502 carrying providers_tried', async () => {
@@ -135,7 +141,7 @@ describe('failures', () => {
       ]),
     ];
     const body = await checkEmailSecurity(
-      { dns: zoneResolver(zones), fetcher, clock: Date.now },
+      { dns: zoneResolver(zones), fetcher, clock: Date.now, dnssec: zoneValidator(zones) },
       { domain: 'nomail.test', selectors: [] },
     );
     expect(fetcher).not.toHaveBeenCalled();
@@ -174,7 +180,13 @@ describe('cache (300 s, keyed on domain and selectors; partial failures not stor
     const dns = zoneResolver(zonesOf('mx-only'), {
       fail: (name) => name === '_smtp._tls.mx-only.email.test',
     });
-    const deps = { dns, fetcher: vi.fn<ResourceFetcher>(), clock, loader };
+    const deps = {
+      dns,
+      fetcher: vi.fn<ResourceFetcher>(),
+      clock,
+      loader,
+      dnssec: zoneValidator(zonesOf('mx-only')),
+    };
     const first = await lookupEmailSecurity(deps, { domain: 'mx-only.email.test' });
     expect(first.cache).toEqual({ hit: false, maxAge: 0, expiresAt: 0 });
     expect((await lookupEmailSecurity(deps, { domain: 'mx-only.email.test' })).cache.hit).toBe(false);
@@ -186,6 +198,7 @@ describe('attribution', () => {
     const body = await checkEmailSecurity(
       {
         dns: zoneResolver(zonesOf('mx-only')),
+        dnssec: zoneValidator(zonesOf('mx-only')),
         fetcher: vi.fn<ResourceFetcher>(),
         clock: () => Date.UTC(2024, 5, 1),
       },
@@ -197,5 +210,109 @@ describe('attribution', () => {
       providers_tried: [{ id: 'doh-fake', name: 'Fake DoH', status: 'ok' }],
       checked_at: '2024-06-01T00:00:00.000Z',
     });
+  });
+});
+
+describe('DNSSEC, by a stand-in for netdiag’s validator (a fixture zone made with `ad` is signed)', () => {
+  const run = (name: string, dnssec?: DnssecValidator) => {
+    const zones = zonesOf(name);
+    return checkEmailSecurity(
+      {
+        dns: zoneResolver(zones),
+        dnssec: dnssec ?? zoneValidator(zones),
+        fetcher: vi.fn<ResourceFetcher>(),
+        clock: Date.now,
+      },
+      { domain: scenario(name).domain, selectors: [] },
+    );
+  };
+  const line = (body: Awaited<ReturnType<typeof run>>) => {
+    const c = body.checks.find((x) => x.id === 'dnssec')!;
+    return [c.status, c.points, c.max_points];
+  };
+
+  it('TLSA records in an unsigned zone: a warning and a recommendation, no points either way (60 → C, as unsigned)', async () => {
+    const d = 'tlsa-unsigned.email.test';
+    const body = await run('dnssec-unsigned-tlsa');
+    expect(body).toMatchObject({ score: 60, grade: 'C' });
+    expect(line(body)).toEqual(['warn', 0, 0]);
+    expect(body.details.dnssec).toMatchObject({
+      state: 'insecure',
+      dane: 'none',
+      mx_hosts: [{ host: `mx.${d}`, addresses: 'insecure', tlsa: 'insecure', dane: false }],
+    });
+    expect(body.recommendations.filter((r) => r.check === 'dnssec').map((r) => r.priority)).toEqual([
+      'low',
+      'low',
+    ]);
+  });
+
+  it('a signed domain with DANE on one of four MX hosts: signing earns 10 of 10 (70 of 110 → 64, C)', async () => {
+    const d = 'dane-partial.email.test';
+    const body = await run('dnssec-partial-dane');
+    expect(body).toMatchObject({ score: 64, grade: 'C', scoring: { earned: 70, possible: 110 } });
+    expect(line(body)).toEqual(['warn', 10, 10]);
+    expect(body.details.dnssec.mx_hosts.map((h) => [h.host, h.addresses, h.tlsa, h.dane])).toEqual([
+      [`mx1.${d}`, 'secure', 'secure', true],
+      [`mx2.${d}`, 'secure', 'none', false],
+      [`mx3.${d}`, 'secure', 'secure', false],
+      ['mx1.provider.test', 'insecure', 'none', false],
+    ]);
+    expect(body.checks.find((c) => c.id === 'dnssec')!.summary).toBe(
+      `${d} is DNSSEC-signed and its answers validate; DANE on 1 of 4 MX hosts.`,
+    );
+  });
+
+  it('the same domain, its chain of trust broken: 0 of 10 (60 of 110 → 55, D; capped at D besides), the fix first', async () => {
+    const d = 'dane-partial.email.test';
+    const broken = {
+      code: 'ds_digest_mismatch',
+      zone: d,
+      detail: `the DS for ${d} names its key 12345 by tag and algorithm, but that key's digest is not the DS's`,
+    };
+    const body = await run(
+      'dnssec-partial-dane',
+      zoneValidator(zonesOf('dnssec-partial-dane'), { bogus: { [d]: broken } }),
+    );
+    expect(line(body)).toEqual(['fail', 0, 10]);
+    expect(body).toMatchObject({ score: 55, grade: 'D', scoring: { earned: 60, possible: 110 } });
+    expect(body.scoring.caps).toContainEqual({
+      check: 'dnssec',
+      max_grade: 'D',
+      max_score: 59,
+      reason: 'DNSSEC bogus: validating resolvers refuse the domain’s MX, SPF or DMARC answers',
+    });
+    expect(body.recommendations[0]).toEqual({
+      check: 'dnssec',
+      priority: 'high',
+      text: `Repair DNSSEC for ${d} now: its chain of trust is broken at ${d} (${broken.detail}). Re-sign the zone, or correct the DS record at the registrar (remove it if the zone is no longer signed); until then validating resolvers refuse ${d}'s MX, SPF and DMARC answers.`,
+    });
+  });
+
+  it('behind a validating resolver a bogus domain answers SERVFAIL everywhere: still a 200-worthy answer, its records read as published', async () => {
+    const d = 'dane-partial.email.test';
+    const zones = zonesOf('dnssec-partial-dane');
+    const broken = { code: 'signature_expired', zone: d, detail: 'the signatures of the zone expired' };
+    const validating = zoneResolver(zones, { servfail: (name) => name === d || name.endsWith(`.${d}`) });
+    const body = await checkEmailSecurity(
+      {
+        dns: validating,
+        dnssec: zoneValidator(zones, { bogus: { [d]: broken } }),
+        fetcher: vi.fn<ResourceFetcher>(),
+        clock: Date.now,
+      },
+      { domain: d, selectors: [] },
+    );
+    // Read from netdiag's own resolution: the SPF and DMARC records as published.
+    expect(body.checks.find((c) => c.id === 'spf')).toMatchObject({ status: 'pass', points: 20 });
+    expect(body.checks.find((c) => c.id === 'dmarc')!.status).not.toBe('error');
+    expect(line(body)).toEqual(['fail', 0, 10]);
+    expect(body.checks.find((c) => c.id === 'dnssec')!.findings[0]!.message).toMatch(
+      /^DNSSEC bogus: the chain of trust of dane-partial\.email\.test MX, .* is broken at dane-partial\.email\.test \(signature_expired: the signatures of the zone expired\)/,
+    );
+    expect(body.providers_tried).toEqual([
+      { id: 'doh-fake', name: 'Fake DoH', status: 'failed', error: 'upstream_error: SERVFAIL' },
+      { id: 'dns-engine', name: 'netdiag iterative resolver (from the root)', status: 'ok' },
+    ]);
   });
 });

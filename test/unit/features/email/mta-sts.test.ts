@@ -18,7 +18,6 @@ const txt = (...records: string[]): DnsOutcome<string> => ({
   rcode: 'NOERROR',
   records,
   aliases: [],
-  ad: false,
 });
 const served = (
   body: string,

@@ -3,12 +3,18 @@ import { describe, expect, it, vi } from 'vitest';
 import { checkEmailSecurity } from '../../../../src/features/email/email.service.js';
 import type { ResourceFetcher } from '../../../../src/features/email/resource-fetcher.js';
 import { scenario, sharedZones } from '../../../fixtures/email/zones.js';
-import { zoneResolver } from './zone-resolver.js';
+import { zoneResolver, zoneValidator } from './zone-resolver.js';
 
 async function recommendationsFor(name: string) {
   const s = scenario(name);
+  const zones = [...sharedZones(), s.zone];
   const body = await checkEmailSecurity(
-    { dns: zoneResolver([...sharedZones(), s.zone]), fetcher: vi.fn<ResourceFetcher>(), clock: Date.now },
+    {
+      dns: zoneResolver(zones),
+      dnssec: zoneValidator(zones),
+      fetcher: vi.fn<ResourceFetcher>(),
+      clock: Date.now,
+    },
     { domain: s.domain, selectors: [] },
   );
   return body.recommendations;

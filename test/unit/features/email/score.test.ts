@@ -36,7 +36,25 @@ const perfect: ScoringFacts = {
   },
   tlsRpt: { state: 'valid' },
   bimi: { state: 'record', recordValid: true, svgValid: true, vmcValid: true, dmarcEnforced: true },
+  // Unsigned, as most domains are: DNSSEC is then left out, so the examples below add up as before it counted.
+  dnssec: { state: 'insecure', signed: false, bogusHosts: [], hosts: ['mx.x.test'], unknown: false },
 };
+
+/** The DNSSEC facts of a signed domain, of a broken chain, of a broken MX host. */
+const SIGNED = {
+  state: 'secure',
+  signed: true,
+  bogusHosts: [],
+  hosts: ['mx.x.test'],
+  unknown: false,
+} as const;
+const BOGUS = {
+  state: 'bogus',
+  signed: false,
+  bogusHosts: [],
+  hosts: ['mx.x.test'],
+  unknown: false,
+} as const;
 
 function facts(overrides: Partial<{ [K in keyof ScoringFacts]: Partial<ScoringFacts[K]> }>): ScoringFacts {
   const out = { ...perfect } as Record<string, unknown>;
@@ -51,8 +69,9 @@ const points = (r: ReturnType<typeof scoreEmailSecurity>) =>
   Object.fromEntries(Object.entries(r.checks).map(([id, c]) => [id, `${c.points}/${c.max_points}`]));
 
 describe('weights', () => {
-  it('total 100 (issue 5); DNSSEC/DANE is informational, 0 (issue 19)', () => {
-    expect(Object.values(WEIGHTS).reduce((a, b) => a + b, 0)).toBe(100);
+  it('total 100 (issue 5), and DNSSEC 10 where it counts (issue 32)', () => {
+    const { dnssec, ...rest } = WEIGHTS;
+    expect(Object.values(rest).reduce((a, b) => a + b, 0)).toBe(100);
     expect(WEIGHTS).toEqual({
       dmarc: 35,
       spf: 20,
@@ -61,18 +80,40 @@ describe('weights', () => {
       tls_rpt: 5,
       bimi: 5,
       mx: 5,
-      dnssec: 0,
+      dnssec: 10,
     });
+    expect(dnssec).toBe(10);
   });
 
-  it('the DNSSEC check carries no points whatever it found', () => {
-    expect(scoreEmailSecurity(perfect).checks.dnssec).toEqual({
-      points: 0,
-      max_points: 0,
+  it('DNSSEC, by netdiag’s own verdict: signed earns 10, bogus loses 10, unsigned or not checked is left out', () => {
+    const dnssec = (d: Partial<ScoringFacts['dnssec']>) =>
+      scoreEmailSecurity(facts({ dnssec: d })).checks.dnssec;
+    expect(dnssec(SIGNED)).toEqual({
+      points: 10,
+      max_points: 10,
       breakdown: [
-        { rule: 'informational: DNSSEC and DANE are reported, not scored', points: 0, max_points: 0 },
+        {
+          rule: 'the domain is signed and its MX, SPF and DMARC answers validate: secure 6, bogus 0',
+          points: 6,
+          max_points: 6,
+        },
+        {
+          rule: 'validating senders can route mail: the MX answer and every MX host’s address and TLSA answers are not bogus',
+          points: 4,
+          max_points: 4,
+        },
       ],
     });
+    expect(dnssec(BOGUS)).toMatchObject({ points: 0, max_points: 10 });
+    expect(dnssec({})).toEqual({
+      points: 0,
+      max_points: 0,
+      breakdown: [{ rule: 'not signed: left out (see the recommendation)', points: 0, max_points: 0 }],
+    });
+    expect(dnssec({ state: 'not_checked', unknown: true })).toMatchObject({ points: 0, max_points: 0 });
+    expect(dnssec({ state: 'indeterminate', unknown: true })).toMatchObject({ points: 0, max_points: 0 });
+    // A signed domain whose MX host list is unknown (MX lookup failed): the routing rule leaves the maximum.
+    expect(dnssec({ ...SIGNED, unknown: true })).toMatchObject({ points: 6, max_points: 6 });
   });
 });
 
@@ -228,6 +269,59 @@ describe('worked examples', () => {
       scoreEmailSecurity(facts({ mtaSts: { policy: { version: 'STSv1', mode: m, max_age: 1, mx: [] } } }))
         .checks.mta_sts.points;
     expect([mode('testing'), mode('none')]).toEqual([6, 2]);
+  });
+});
+
+describe('DNSSEC worked examples (issue 32)', () => {
+  const smallBusiness = {
+    spf: { effectiveAll: '~all' as const },
+    dmarc: { effectivePolicy: 'quarantine' as const },
+    dkim: { weakest: 'weak' as const },
+    mtaSts: { state: 'none' as const, policy: null, allMxCovered: undefined },
+    tlsRpt: { state: 'none' as const },
+    bimi: { state: 'none' as const, recordValid: false, svgValid: undefined, vmcValid: undefined },
+  };
+
+  it('13. the small business of example 2, unsigned: DNSSEC 0/0, still 74 of 100 → 74, C (no grade change)', () => {
+    const r = scoreEmailSecurity(facts(smallBusiness));
+    expect(r.checks.dnssec).toMatchObject({ points: 0, max_points: 0 });
+    expect(r).toMatchObject({ earned: 74, possible: 100, score: 74, grade: 'C', caps: [] });
+  });
+
+  it('14. the same domain signed: 84 of 110 = 76.4 → 76, B (a strength)', () => {
+    const r = scoreEmailSecurity(facts({ ...smallBusiness, dnssec: SIGNED }));
+    expect(r).toMatchObject({ earned: 84, possible: 110, uncapped: 76, score: 76, grade: 'B', caps: [] });
+  });
+
+  it('15. a perfect domain whose chain of trust is broken: 100 of 110 = 91, capped at D → 59', () => {
+    const r = scoreEmailSecurity(facts({ dnssec: BOGUS }));
+    expect(r).toMatchObject({ earned: 100, possible: 110, uncapped: 91, score: 59, grade: 'D' });
+    expect(r.caps).toEqual([
+      {
+        check: 'dnssec',
+        max_grade: 'D',
+        max_score: 59,
+        reason: 'DNSSEC bogus: validating resolvers refuse the domain’s MX, SPF or DMARC answers',
+      },
+    ]);
+  });
+
+  it('16. a signed perfect domain with one of two MX hosts bogus: 106 of 110 → 96, A; every host bogus: capped at D', () => {
+    const one = scoreEmailSecurity(
+      facts({ dnssec: { ...SIGNED, hosts: ['mx1.x.test', 'mx2.x.test'], bogusHosts: ['mx2.x.test'] } }),
+    );
+    expect(one).toMatchObject({ earned: 106, possible: 110, score: 96, grade: 'A', caps: [] });
+    const all = scoreEmailSecurity(facts({ dnssec: { ...SIGNED, bogusHosts: ['mx.x.test'] } }));
+    expect(all).toMatchObject({ earned: 106, score: 59, grade: 'D' });
+    expect(all.caps.map((c) => c.reason)).toEqual([
+      'DNSSEC bogus for every MX host: validating senders cannot deliver',
+    ]);
+  });
+
+  it('17. an unsigned domain whose only MX host (at a provider) is bogus: 0 of 4, capped at D', () => {
+    const r = scoreEmailSecurity(facts({ dnssec: { ...perfect.dnssec, bogusHosts: ['mx.x.test'] } }));
+    expect(points(r).dnssec).toBe('0/4');
+    expect(r).toMatchObject({ earned: 100, possible: 104, score: 59, grade: 'D' });
   });
 });
 

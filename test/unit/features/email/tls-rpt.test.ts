@@ -8,7 +8,6 @@ const txt = (...records: string[]): DnsOutcome<string> => ({
   rcode: 'NOERROR',
   records,
   aliases: [],
-  ad: false,
 });
 
 describe('TLS-RPT', () => {

@@ -3,10 +3,12 @@
  * fake DNS server's own `lookup` (CNAMEs followed, NXDOMAIN vs NODATA), no
  * sockets, AD as the zones say (`testZone(..., { ad: true })`). `fail` makes
  * chosen questions fail the way the real resolver does
- * when every provider fails (a 502 AppError with providers_tried), and
- * `asked` records every question in order.
+ * when every provider fails (a 502 AppError with providers_tried), `servfail`
+ * as it does when the resolver answers SERVFAIL, and `asked` records every
+ * question in order.
  */
 import { upstreamFailed } from '../../../../src/errors.js';
+import type { DnssecValidator, DnssecVerdict, Reason } from '../../../../src/features/dnssec/verdicts.js';
 import type { ChainResult } from '../../../../src/providers/chain.js';
 import type { DnsResolver } from '../../../../src/providers/dns/resolver.js';
 import type { DnsAnswer, DnsRecordType, DnsRR } from '../../../../src/providers/dns/types.js';
@@ -27,7 +29,12 @@ export const FAKE_PROVIDER = { id: 'doh-fake', name: 'Fake DoH' };
 
 export function zoneResolver(
   zones: readonly FakeZone[],
-  opts: { fail?: (name: string, type: DnsRecordType) => boolean; gate?: RoundGate } = {},
+  opts: {
+    fail?: (name: string, type: DnsRecordType) => boolean;
+    /** Questions answered SERVFAIL, as a validating resolver answers a bogus name. */
+    servfail?: (name: string, type: DnsRecordType) => boolean;
+    gate?: RoundGate;
+  } = {},
 ): ZoneResolver {
   const asked: ZoneResolver['asked'] = [];
   return {
@@ -42,6 +49,7 @@ export function zoneResolver(
         ]);
       }
       const result = lookup(zones, qname, type);
+      if (opts.servfail?.(qname, type)) result.rcode = 'SERVFAIL';
       if (result.rcode === 'REFUSED' || result.rcode === 'SERVFAIL') {
         throw upstreamFailed('dns', [
           { ...FAKE_PROVIDER, status: 'failed', error: `upstream_error: ${result.rcode}` },
@@ -97,6 +105,64 @@ function toRR(r: FakeRecord): DnsRR {
       throw new Error(`zoneResolver: no conversion for ${r.type}`);
   }
 }
+
+/**
+ * A stand-in for netdiag's own DNSSEC validator (features/dnssec/verdicts.ts) over the same
+ * zones: a zone made with `ad: true` counts as signed (its answers validate secure), any other as
+ * unsigned (insecure, the chain of trust ending at its origin); `bogus` breaks the chain of the
+ * zones it names, with that reason. Answers are read from the zones as the engine would read them.
+ */
+export function zoneValidator(
+  zones: readonly FakeZone[],
+  opts: { bogus?: Record<string, Reason> } = {},
+): DnssecValidator & { asked: string[] } {
+  const asked: string[] = [];
+  return {
+    available: true,
+    asked,
+    async verdict(name: string, type: string): Promise<DnssecVerdict> {
+      const qname = name.toLowerCase().replace(/\.$/, '');
+      asked.push(`${type} ${qname}`);
+      const result = lookup(zones, qname, type);
+      // The zone of the last name of a CNAME chain: the one whose keys would sign the answer.
+      const last = String(
+        result.answers.filter((r) => r.type === 'CNAME').at(-1)?.data ?? qname,
+      ).toLowerCase();
+      const zone = [...zones]
+        .filter((z) => last === z.origin || last.endsWith(`.${z.origin}`))
+        .sort((a, b) => b.origin.length - a.origin.length)[0];
+      const answer: DnssecVerdict['answer'] =
+        result.rcode === 'NOERROR' || result.rcode === 'NXDOMAIN'
+          ? { rcode: result.rcode, records: result.answers.map(toRR) }
+          : null;
+      const broken = zone && opts.bogus?.[zone.origin];
+      if (broken) return { status: 'bogus', reason: broken, answer };
+      if (result.ad) return { status: 'secure', reason: null, answer };
+      const origin = zone?.origin ?? last;
+      return {
+        status: 'insecure',
+        reason: {
+          code: 'no_ds',
+          zone: origin,
+          detail: `${origin} is delegated without DS: the zone is unsigned`,
+        },
+        answer,
+      };
+    },
+  };
+}
+
+/** A validator on an instance that does not validate (no root hint it may ask). */
+export const NOT_VALIDATING: DnssecValidator = {
+  available: false,
+  async verdict() {
+    return {
+      status: 'indeterminate',
+      reason: { code: 'validator_unavailable', zone: '.', detail: 'netdiag does not validate DNSSEC here' },
+      answer: null,
+    };
+  },
+};
 
 /**
  * Holds every DNS question until the test releases a round: all questions

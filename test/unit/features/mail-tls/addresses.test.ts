@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../../src/errors.js';
 import { createMailDns } from '../../../../src/features/email/mail-dns.js';
-import { startSessions } from '../../../../src/features/mail-tls/addresses.js';
+import { type HostTlsa, startSessions } from '../../../../src/features/mail-tls/addresses.js';
 import { UnsafeTargetError } from '../../../../src/net/errors.js';
 import type { SmtpProbe, SmtpProbeOptions } from '../../../../src/net/smtp-starttls.js';
 import { rejectionOf } from '../../../expect-error.js';
@@ -47,7 +47,10 @@ const unreachable = (address: string): SmtpProbe => ({
 });
 
 const now = () => new Date('2026-01-01T00:00:00Z');
-const noTlsa = { kind: 'answer', records: [], rcode: 'NXDOMAIN', ad: false } as never;
+const noTlsa: HostTlsa = {
+  outcome: { kind: 'answer', records: [], rcode: 'NXDOMAIN', aliases: [] },
+  dnssec: { status: 'insecure', reason: null },
+};
 
 describe('F3: one SMTP session per distinct address', () => {
   it('contacts each address once, with the first host as SNI and the others to verify by name', async () => {

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { DnsOutcome, TlsaRecord } from '../../../../src/features/email/types.js';
-import { type DaneInput, evaluateDane } from '../../../../src/features/mail-tls/dane.js';
+import { type DaneInput, type DnssecView, evaluateDane } from '../../../../src/features/mail-tls/dane.js';
 import {
   createPki,
   getTestPki,
@@ -39,21 +39,37 @@ const tlsa = (usage: number, selector: number, matchingType: number, data: strin
   matchingType,
   data,
 });
-const answer = (records: TlsaRecord[], ad = true): DnsOutcome<TlsaRecord> => ({
+const answer = (records: TlsaRecord[]): DnsOutcome<TlsaRecord> => ({
   kind: 'answer',
   rcode: 'NOERROR',
   records,
   aliases: [],
-  ad,
 });
+
+/** netdiag's own verdicts on the TLSA answer, as features/dnssec gives them. */
+const SECURE: DnssecView = { status: 'secure', reason: null };
+const INSECURE: DnssecView = {
+  status: 'insecure',
+  reason: { code: 'no_ds', zone: 'dane.test', detail: 'dane.test is delegated from test without DS' },
+};
+const BOGUS: DnssecView = {
+  status: 'bogus',
+  reason: {
+    code: 'signature_expired',
+    zone: 'dane.test',
+    detail: 'the DNSKEY RRset of dane.test is not signed by a key its DS names: the signature expired',
+  },
+};
 
 function evaluate(
   records: TlsaRecord[] | DnsOutcome<TlsaRecord>,
   chain: IssuedCert[] | Buffer[] | undefined,
+  dnssec: DnssecView = SECURE,
 ) {
   const input: DaneInput = {
     host: HOST,
     tlsa: Array.isArray(records) ? answer(records) : records,
+    dnssec,
     chain: chain?.map((c) => (Buffer.isBuffer(c) ? c : der(c.certPem))),
     now: new Date(),
   };
@@ -353,36 +369,71 @@ describe('records SMTP cannot use, and answers without usable records', () => {
     ]);
   });
 
-  it('records without AD → insecure, saying whether they would match once the zone is signed', () => {
-    const good = evaluate(answer([tlsa(3, 1, 1, sha256(spki(leaf.certPem)))], false), [leaf]);
-    expect(good).toMatchObject({ verdict: 'insecure', validated: false });
+  it('records in an unsigned zone (netdiag: insecure) → insecure, saying whether they would match once the zone is signed', () => {
+    const good = evaluate([tlsa(3, 1, 1, sha256(spki(leaf.certPem)))], [leaf], INSECURE);
+    expect(good).toMatchObject({ verdict: 'insecure', validated: false, dnssec: INSECURE });
     expect(good.records[0]).toMatchObject({ result: 'match', matched: 0 });
     expect(messages(good)).toEqual([
-      `warning: TLSA records at ${TLSA_NAME} are published but were not DNSSEC-validated: senders ignore them, so DANE does not protect ${HOST}. They match the certificates the server sent: signing the zone (with a DS record at its parent) would make DANE effective. (RFC 7672 §2.2.3)`,
+      `warning: TLSA records at ${TLSA_NAME} are published in a zone that is not DNSSEC-signed (the chain of trust ends at dane.test): senders ignore them, so DANE does not protect ${HOST}. They match the certificates the server sent: signing the zone (with a DS record at its parent) would make DANE effective. (RFC 7672 §2.2.3)`,
     ]);
-    const stale = evaluate(answer([tlsa(3, 1, 1, sha256(spki(leaf.certPem)))], false), [renewed]);
+    const stale = evaluate([tlsa(3, 1, 1, sha256(spki(leaf.certPem)))], [renewed], INSECURE);
     expect(stale.verdict).toBe('insecure');
     expect(stale.findings[0]!.message).toContain(
       'They do not match the certificates the server sent either: correct them before signing the zone',
     );
-    const unchecked = evaluate(answer([tlsa(3, 1, 1, sha256(spki(leaf.certPem)))], false), undefined);
+    const unchecked = evaluate([tlsa(3, 1, 1, sha256(spki(leaf.certPem)))], undefined, INSECURE);
     expect(unchecked.findings[0]!.message).toMatch(/protect mx\.dane\.test\.$/);
     expect(unchecked.summary).toBe(
-      `The TLSA records at ${TLSA_NAME} are not DNSSEC-validated: senders ignore them.`,
+      `The TLSA records at ${TLSA_NAME} are in a zone that is not DNSSEC-signed: senders ignore them.`,
     );
   });
 
+  it('a TLSA answer that fails validation (bogus) → a DANE failure naming the broken link, records or not', () => {
+    const matching = [tlsa(3, 1, 1, sha256(spki(leaf.certPem)))];
+    const withRecords = evaluate(matching, [leaf], BOGUS);
+    expect(withRecords).toMatchObject({ verdict: 'bogus', validated: false, dnssec: BOGUS });
+    // Compared all the same: repairing the chain is all that is missing.
+    expect(withRecords.records[0]).toMatchObject({ result: 'match' });
+    expect(messages(withRecords)).toEqual([
+      `error: DNSSEC bogus: the TLSA answer at ${TLSA_NAME} fails netdiag's validation at dane.test (signature_expired: the DNSKEY RRset of dane.test is not signed by a key its DS names: the signature expired). Validating resolvers answer SERVFAIL for it, and DANE-aware senders defer mail to ${HOST} until the chain is repaired, then bounce it. They match the certificates the server sent: repairing the chain would make DANE effective. (RFC 7672 §2.2)`,
+    ]);
+    expect(withRecords.summary).toBe(
+      `DNSSEC bogus: the TLSA answer at ${TLSA_NAME} fails validation at dane.test (signature_expired): DANE-aware senders defer mail to ${HOST}.`,
+    );
+    // The resolvers refused it (SERVFAIL) and nothing could be read: still bogus, not a lookup error.
+    const refused = evaluate({ kind: 'error', message: 'upstream_error: SERVFAIL' }, [leaf], BOGUS);
+    expect(refused).toMatchObject({ verdict: 'bogus', validated: false, records: [] });
+  });
+
+  it('no DNSSEC verdict (indeterminate) → indeterminate: a warning, or a note when this instance does not validate', () => {
+    const records = [tlsa(3, 1, 1, sha256(spki(leaf.certPem)))];
+    const failed = evaluate(records, [renewed], {
+      status: 'indeterminate',
+      reason: { code: 'servers_unreachable', zone: 'dane.test', detail: 'no server of dane.test answered' },
+    });
+    expect(failed).toMatchObject({ verdict: 'indeterminate', validated: null });
+    expect(messages(failed)).toEqual([
+      `warning: The TLSA records at ${TLSA_NAME} could not be DNSSEC-validated (no server of dane.test answered), so whether DANE-aware senders apply them is not known. They do not match the certificates the server sent: correct them, or DANE-aware senders may stop delivering. (RFC 7672 §2.2.3)`,
+    ]);
+    const off = evaluate(records, [leaf], {
+      status: 'indeterminate',
+      reason: { code: 'validator_unavailable', zone: '.', detail: 'netdiag does not validate DNSSEC here' },
+    });
+    expect(off.findings.map((f) => f.severity)).toEqual(['info']);
+  });
+
   it('NXDOMAIN, an empty answer and a name that cannot be asked → none', () => {
-    const outcomes: DnsOutcome<TlsaRecord>[] = [
-      { kind: 'answer', rcode: 'NXDOMAIN', records: [], aliases: [], ad: true },
-      answer([], false),
-      { kind: 'invalid_name', message: 'name too long' },
+    const outcomes: [DnsOutcome<TlsaRecord>, DnssecView][] = [
+      [{ kind: 'answer', rcode: 'NXDOMAIN', records: [], aliases: [] }, SECURE],
+      [answer([]), INSECURE],
+      [{ kind: 'invalid_name', message: 'name too long' }, INSECURE],
     ];
-    expect(outcomes.map((o) => evaluate(o, [leaf]))).toEqual([
+    expect(outcomes.map(([o, dnssec]) => evaluate(o, [leaf], dnssec))).toEqual([
       {
         tlsa_name: TLSA_NAME,
         verdict: 'none',
         validated: true,
+        dnssec: SECURE,
         records: [],
         summary: `No TLSA records at ${TLSA_NAME}: DANE does not apply to ${HOST}.`,
         findings: [],

@@ -12,7 +12,7 @@ describe('tool summaries', () => {
   it('says NXDOMAIN and an empty answer apart, and names the AD bit', () => {
     const base = { target: 'x.test', query_name: 'x.test', type: 'A', answers: [], ...attribution };
     expect(summaries.dns_lookup({ ...base, rcode: 'NXDOMAIN', authenticated_data: true, records: [] })).toBe(
-      'x.test A: NXDOMAIN, DNSSEC-validated (AD); no records (via DNS over HTTPS (test)).',
+      'x.test A: NXDOMAIN, DNSSEC-validated by the resolver (AD); no records (via DNS over HTTPS (test)).',
     );
     expect(summaries.dns_lookup({ ...base, rcode: 'NOERROR', authenticated_data: false, records: [] })).toBe(
       'x.test A: no records (NOERROR, empty) (via DNS over HTTPS (test)).',
