@@ -357,4 +357,19 @@ describe.skipIf(unavailable !== undefined)('netdiag’s own DNSSEC verdicts in t
       },
     );
   });
+
+  describe('/api/tls', () => {
+    it.skipIf(noUnbound !== undefined)(
+      'a bogus name behind a validating resolver: 200 naming the broken link (was 502), nothing contacted',
+      async () => {
+        const res = await (await app('unbound')).inject({ url: '/api/tls?target=mx.expired.test' });
+        expect(res.statusCode, res.body.slice(0, 400)).toBe(200);
+        const { tls } = res.json();
+        expect(tls).toMatchObject({ status: 'error', stage: 'dns' });
+        expect(tls.error).toMatch(
+          /^mx\.expired\.test is DNSSEC-bogus by netdiag's own validation: the chain breaks at expired\.test \(signature_expired\): .* no connection was made\.$/,
+        );
+      },
+    );
+  });
 });

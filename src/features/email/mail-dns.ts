@@ -14,6 +14,8 @@
  * the answer the authoritative servers serve, as netdiag's engine read it,
  * marked `bogus`: what a resolver that does not validate still sees.
  */
+
+import { ENGINE_PROVIDER } from '../../dns-engine/provider.js';
 import { type AppError, isUpstreamFailed, type ProviderAttempt } from '../../errors.js';
 import { parseIpBytes } from '../../net/address.js';
 import { reverseName } from '../../net/names.js';
@@ -21,7 +23,6 @@ import { InvalidDnsNameError } from '../../providers/dns/names.js';
 import type { DnsResolver } from '../../providers/dns/resolver.js';
 import type { DnsAnswer, DnsRecordType } from '../../providers/dns/types.js';
 import type { Attribution } from '../../providers/types.js';
-import { ENGINE_PROVIDER } from '../dnssec/dnssec.service.js';
 import type { Reason, RequestVerdicts } from '../dnssec/verdicts.js';
 import type { DnsOutcome, MailDns, MxRecord, TlsaRecord } from './types.js';
 

@@ -20,6 +20,8 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { TargetError } from '../../net/errors.js';
 import type { ObservedHandshake } from '../../net/tls-handshake.js';
+import type { DnssecDeps } from '../dnssec/dnssec.service.js';
+import { dnssecValidator } from '../dnssec/verdicts.js';
 import { CertificateParseError } from './certificate.js';
 import { buildTlsEvidence, type HandshakeFacts } from './evidence.js';
 import { HandshakeParseError, sentCertificates } from './handshake-records.js';
@@ -152,17 +154,44 @@ export function sentList(observed: ObservedHandshake): Buffer[] | undefined {
  * providers: a 502 with providers_tried) stay errors.
  */
 export async function lookupTls(
-  deps: TlsDeps,
+  deps: TlsDeps & DnssecDeps,
   target: string,
 ): Promise<{ body: TlsResponse; cache: Freshness | undefined }> {
   try {
     const { body, cache } = await inspectTls(deps, target);
     return { body: { tls: { status: 'ok', ...body.tls } }, cache };
   } catch (err) {
-    const failure = targetFailure(err);
+    const failure = targetFailure(err) ?? (await bogusName(deps, target, err));
     if (failure === undefined) throw err;
     return { body: { tls: failure }, cache: undefined };
   }
+}
+
+/**
+ * The resolvers failed the name (a 502 with providers_tried): when netdiag's own validation finds
+ * it DNSSEC-bogus, that is the answer about the target (issue 32), not an outage of ours: every
+ * validating resolver refuses the name, so no client behind one reaches it. No connection is made
+ * to addresses that failed validation.
+ */
+async function bogusName(
+  deps: DnssecDeps,
+  target: string,
+  err: unknown,
+): Promise<Extract<TlsPart, { status: 'error' }> | undefined> {
+  if (!(err instanceof AppError) || err.statusCode !== 502 || err.providersTried === undefined)
+    return undefined;
+  const { host, literal } = parseTlsTarget(target);
+  if (literal) return undefined;
+  const verdict = await dnssecValidator(deps).verdict(host, 'A');
+  if (verdict.status !== 'bogus' || !verdict.reason) return undefined;
+  const { zone, code, detail } = verdict.reason;
+  return {
+    status: 'error',
+    stage: 'dns',
+    error:
+      `${host} is DNSSEC-bogus by netdiag's own validation: the chain breaks at ${zone} (${code}): ${detail}. ` +
+      'Validating resolvers answer SERVFAIL for it, so clients behind them cannot reach it; no connection was made.',
+  };
 }
 
 /**
