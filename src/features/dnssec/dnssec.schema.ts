@@ -4,28 +4,16 @@
  */
 import { type Static, Type } from 'typebox';
 import { AttributionFields, Nullable } from '../../api-schema.js';
+import { recordTypesThrough } from '../../providers/dns/types.js';
 
-export const DNSSEC_TYPES = [
-  'A',
-  'AAAA',
-  'CNAME',
-  'MX',
-  'TXT',
-  'NS',
-  'SOA',
-  'CAA',
-  'SRV',
-  'PTR',
-  'DS',
-  'DNSKEY',
-  'TLSA',
-] as const;
+/** /api/dns's types (through PTR) and the DNSSEC ones a validation is asked about: DS, DNSKEY, TLSA. */
+export const DNSSEC_TYPES = recordTypesThrough('TLSA');
 
 export const DnssecQuerySchema = Type.Object({
   target: Type.String({
     minLength: 1,
     maxLength: 253,
-    description: 'The name to validate (IDN accepted); a URL or an e-mail address is reduced to its host.',
+    description: 'The name to validate (IDN accepted); a URL or an email address is reduced to its host.',
     examples: ['example.com'],
   }),
   type: Type.Optional(

@@ -37,36 +37,7 @@ export function DnsView({ data }: { data: DnsResult }) {
             : `The name exists but has no ${type} records.`}
         </Note>
       )}
-      {answers.length > 0 && (
-        <div class="table-break">
-          <table class="dns-table stack">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">TTL</th>
-                <th scope="col">Data</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answers.map((a, i) => (
-                <tr key={`${a.name}-${a.type}-${i}`} class={a.type === type ? '' : 'chain'}>
-                  <td data-label="Name" class="mono">
-                    {a.name}
-                  </td>
-                  <td data-label="Type">{a.type}</td>
-                  <td data-label="TTL" class="num" title={`${a.ttl} seconds`}>
-                    {formatSeconds(a.ttl)}
-                  </td>
-                  <td data-label="Data" class="mono break">
-                    {a.data}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {answers.length > 0 && <AnswerTable records={answers} asked={type} className="dns-table" />}
       {data.extended_errors && data.extended_errors.length > 0 && (
         <ul class="findings">
           {data.extended_errors.map((e) => (
@@ -78,5 +49,50 @@ export function DnsView({ data }: { data: DnsResult }) {
         </ul>
       )}
     </>
+  );
+}
+
+/**
+ * An answer section as a table, the records of another type than the one asked (a CNAME chain)
+ * drawn quieter: the DNS tool's, and the DNSSEC tool's answer.
+ */
+export function AnswerTable({
+  records,
+  asked,
+  className,
+}: {
+  records: readonly { name: string; type: string; ttl: number; data: string }[];
+  asked: string;
+  className: string;
+}) {
+  return (
+    <div class="table-break">
+      <table class={`${className} stack`}>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Type</th>
+            <th scope="col">TTL</th>
+            <th scope="col">Data</th>
+          </tr>
+        </thead>
+        <tbody>
+          {records.map((r, i) => (
+            <tr key={`${r.name}-${r.type}-${i}`} class={r.type === asked ? '' : 'chain'}>
+              <td data-label="Name" class="mono">
+                {r.name}
+              </td>
+              <td data-label="Type">{r.type}</td>
+              <td data-label="TTL" class="num" title={`${r.ttl} seconds`}>
+                {formatSeconds(r.ttl)}
+              </td>
+              <td data-label="Data" class="mono break">
+                {r.data}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -26,8 +26,9 @@ import {
   zoneText,
 } from '../../client/words';
 import type { DnssecResult } from '../api/types';
-import { formatDateTime, formatSeconds, plural } from '../format';
+import { formatDateTime, plural } from '../format';
 import { Badge, Note, Section } from '../ui/common';
+import { AnswerTable } from './dns';
 
 type Finding = DnssecResult['findings'][number];
 
@@ -221,34 +222,7 @@ function Answer({ data }: { data: DnssecResult }) {
         </p>
       )}
       {answer.records.length > 0 && (
-        <div class="table-break">
-          <table class="stack dnssec-records">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">TTL</th>
-                <th scope="col">Data</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answer.records.map((r, i) => (
-                <tr key={`${r.name}-${r.type}-${i}`} class={r.type === data.type ? '' : 'chain'}>
-                  <td data-label="Name" class="mono break">
-                    {r.name}
-                  </td>
-                  <td data-label="Type">{r.type}</td>
-                  <td data-label="TTL" class="num" title={`${r.ttl} seconds`}>
-                    {formatSeconds(r.ttl)}
-                  </td>
-                  <td data-label="Data" class="mono break">
-                    {r.data}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <AnswerTable records={answer.records} asked={data.type} className="dnssec-records" />
       )}
       {view.signatures.length > 0 && (
         <ul class="dnssec-items dnssec-answer-sigs">
