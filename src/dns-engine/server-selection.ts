@@ -63,8 +63,9 @@ export class ServerSelection {
   }
 
   /** How long to wait for this address now (its RTO). */
+  /** Whole milliseconds: the smoothed figures are fractional, and AbortSignal.timeout takes integers only. */
   timeoutMs(address: string): number {
-    return (this.#hosts.get(address) ?? fresh()).rto;
+    return Math.ceil((this.#hosts.get(address) ?? fresh()).rto);
   }
 
   /** A response came after `ms`. */

@@ -358,7 +358,7 @@ describe.skipIf(unavailable !== undefined)('netdiag’s own DNSSEC verdicts in t
     );
   });
 
-  describe('/api/tls', () => {
+  describe('/api/tls and /api/inspect', () => {
     it.skipIf(noUnbound !== undefined)(
       'a bogus name behind a validating resolver: 200 naming the broken link (was 502), nothing contacted',
       async () => {
@@ -369,6 +369,15 @@ describe.skipIf(unavailable !== undefined)('netdiag’s own DNSSEC verdicts in t
         expect(tls.error).toMatch(
           /^mx\.expired\.test is DNSSEC-bogus by netdiag's own validation: the chain breaks at expired\.test \(signature_expired\): .* no connection was made\.$/,
         );
+        // Inspect too: every part says why, nothing is contacted.
+        const inspected = await (await app('unbound')).inject({ url: '/api/inspect?target=mx.expired.test' });
+        expect(inspected.statusCode, inspected.body.slice(0, 400)).toBe(200);
+        const body = inspected.json();
+        expect(body).toMatchObject({ target: 'mx.expired.test', addresses: [], http: { status: 'error' } });
+        expect(body.http.error).toMatch(
+          /DNSSEC-bogus by netdiag's own validation: the chain breaks at expired\.test/,
+        );
+        expect(body.tls).toMatchObject({ status: 'error', stage: 'dns' });
       },
     );
   });

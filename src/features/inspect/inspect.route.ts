@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { errorResponses } from '../../api-schema.js';
 import type { AppContext } from '../../context.js';
 import { answer } from '../../plugins/response-cache.js';
+import { dnssecValidator } from '../dnssec/verdicts.js';
 import { inspectTls } from '../tls/tls.service.js';
 import { InspectQuerySchema, InspectResponseSchema } from './inspect.schema.js';
 import { INSPECT_TTL_SECONDS, type InspectDeps, inspect } from './inspect.service.js';
@@ -33,6 +34,7 @@ export default async function inspectRoutes(base: FastifyInstance, { ctx }: { ct
     statusProviders: base.routingProviders.status,
     loader: ctx.loader,
     clock: ctx.clock,
+    dnssec: dnssecValidator(ctx),
   };
 
   app.get(

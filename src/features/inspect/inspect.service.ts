@@ -21,6 +21,7 @@ import { AppError, isOperational } from '../../errors.js';
 import { TargetError } from '../../net/errors.js';
 import type { ResolvedTarget } from '../../net/resolve-target.js';
 import type { HopEvidence, SafeFetchResult } from '../../net/safe-http.js';
+import type { DnssecValidator } from '../dnssec/verdicts.js';
 import type { TlsEvidence, TlsPart } from '../tls/tls.schema.js';
 import { targetFailure } from '../tls/tls.service.js';
 import { hstsPreloadEligibility, type PreloadEligibility } from './hsts.js';
@@ -48,6 +49,8 @@ export interface InspectDeps extends NetworkDeps {
   tls: TlsInspector;
   loader: Pick<CachedLoader, 'load'>;
   clock: Clock;
+  /** netdiag's own DNSSEC verdicts (features/dnssec/verdicts.ts): a bogus name is an answer. */
+  dnssec?: Pick<DnssecValidator, 'verdict'>;
 }
 
 export interface InspectQuery {
@@ -98,8 +101,16 @@ async function runInspection(
   includeTls: boolean,
 ): Promise<{ body: InspectResponse; transient: boolean }> {
   // Throws a 400 UnsafeTargetError for a non-public (or nonexistent) target before any connection,
-  // or the resolver's 502 when DNS itself failed.
-  const resolved = await deps.resolve(target.host);
+  // or the resolver's 502 when DNS itself failed; unless netdiag's own validation finds the name
+  // DNSSEC-bogus, which is the answer (issue 32): nothing is contacted, every part says why.
+  let resolved: ResolvedTarget;
+  try {
+    resolved = await deps.resolve(target.host);
+  } catch (err) {
+    const bogus = await bogusTarget(deps, target, err, includeTls);
+    if (bogus) return { body: bogus, transient: true };
+    throw err;
+  }
   const checkedAt = new Date(deps.clock()).toISOString();
   // An IPv6 literal goes in brackets in a URL.
   const authority = resolved.literal && resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
@@ -130,6 +141,48 @@ async function runInspection(
     network.transient ||
     routing?.transient === true;
   return { body, transient };
+}
+
+/**
+ * The answer for a name the resolvers refused (a 502 with providers_tried) and netdiag's own
+ * validation finds DNSSEC-bogus: no address is read from a broken chain, so no part has anything
+ * to show but why. Undefined when the failure is anything else (it stays the 502).
+ */
+async function bogusTarget(
+  deps: InspectDeps,
+  target: InspectTarget,
+  err: unknown,
+  includeTls: boolean,
+): Promise<InspectResponse | undefined> {
+  if (
+    !deps.dnssec ||
+    !(err instanceof AppError) ||
+    err.statusCode !== 502 ||
+    err.providersTried === undefined
+  )
+    return undefined;
+  const verdict = await deps.dnssec.verdict(target.host, 'A');
+  if (verdict.status !== 'bogus' || !verdict.reason) return undefined;
+  const { zone, code, detail } = verdict.reason;
+  const why =
+    `${target.host} is DNSSEC-bogus by netdiag's own validation: the chain breaks at ${zone} (${code}): ${detail}. ` +
+    'Validating resolvers answer SERVFAIL for it, so clients behind them cannot reach it; nothing was contacted.';
+  const failed = (startUrl: string): ChainOutcome => ({
+    startUrl,
+    ok: false,
+    hops: [],
+    error: new AppError(502, 'upstream_failed', why),
+  });
+  return {
+    target: target.host,
+    target_type: 'domain',
+    addresses: [],
+    checked_at: new Date(deps.clock()).toISOString(),
+    http: httpPart(failed(`http://${target.host}/`), failed(`https://${target.host}/`)),
+    security_headers: { status: 'error', error: why },
+    ...(includeTls ? { tls: { status: 'error' as const, stage: 'dns', error: why } } : {}),
+    network: { status: 'error', addresses: [], truncated: false, error: why },
+  };
 }
 
 async function fetchChain(deps: InspectDeps, startUrl: string): Promise<ChainOutcome> {

@@ -41,4 +41,12 @@ describe('ServerSelection', () => {
     s.unreachable('192.0.2.9', 'ECONNREFUSED');
     expect(s.order(['192.0.2.9', '192.0.2.8'])).toEqual(['192.0.2.8', '192.0.2.9']);
   });
+
+  it('times out in whole milliseconds after fractional round trips (AbortSignal.timeout refuses fractions)', () => {
+    const s = new ServerSelection();
+    for (const ms of [3.3, 517.7, 12.9]) s.answered('192.0.2.9', ms);
+    const timeout = s.timeoutMs('192.0.2.9');
+    expect(Number.isInteger(timeout)).toBe(true);
+    expect(() => AbortSignal.timeout(timeout)).not.toThrow();
+  });
 });
