@@ -11,10 +11,11 @@
  *   const hs = await ctx.outbound.observeTlsHandshake('example.com', { port: 443 });
  *   const mx = await ctx.outbound.probeSmtpStarttls('192.0.2.25', { servername: 'mx.example.com', heloName });
  *   const scan = await ctx.outbound.liveProbe(() => scanOne(host), { signal });
+ *   const hello = await ctx.outbound.tcpExchange('192.0.2.1', { port: 443, send, done });
  *
  * Live probes are bounded service-wide (docs/architecture.md §3): at most
  * MAX_LIVE_PROBES at once (every observed TLS handshake, every SMTP session,
- * and whatever a scan runs through liveProbe()), of which at most
+ * every raw TCP exchange, and whatever a scan runs through liveProbe()), of which at most
  * MAX_SMTP_SESSIONS SMTP sessions. A probe that finds the bound full waits
  * for a slot, in arrival order, at most `waitMs`; then it fails with a 503
  * `unavailable` and Retry-After, which the request answers (an error is never
@@ -30,6 +31,7 @@ import { ConcurrencyLimit } from './concurrency-limit.js';
 import { type AddressResolver, type ResolvedTarget, resolveTarget } from './resolve-target.js';
 import { type SafeFetchOptions, type SafeFetchResult, safeFetch } from './safe-http.js';
 import { probeSmtpStarttls, type SmtpProbe, type SmtpProbeOptions } from './smtp-starttls.js';
+import { type TcpExchange, type TcpExchangeOptions, tcpExchange } from './tcp-exchange.js';
 import { type ObservedHandshake, type ObserveOptions, observeTlsHandshake } from './tls-handshake.js';
 
 export interface OutboundOptions {
@@ -96,6 +98,20 @@ export class Outbound {
   ): Promise<ObservedHandshake> {
     return this.#limited(['live_probes'], opts.signal, () =>
       observeTlsHandshake(host, { ...this.#wired(), timeoutMs: this.#opts.timeoutMs, ...opts }),
+    );
+  }
+
+  /**
+   * One raw TCP exchange (a hand-made TLS hello and the server's first answer; see
+   * net/tcp-exchange.ts), as one live probe: the TLS scan's handshakes each take a slot.
+   */
+  tcpExchange(
+    host: string,
+    opts: Omit<TcpExchangeOptions, 'resolver' | 'allowCidrs' | 'timeoutMs'> & { timeoutMs?: number },
+  ): Promise<TcpExchange> {
+    const { resolver, allowCidrs } = this.#opts;
+    return this.#limited(['live_probes'], opts.signal, () =>
+      tcpExchange(host, { resolver, allowCidrs, timeoutMs: this.#opts.timeoutMs, ...opts }),
     );
   }
 

@@ -199,7 +199,7 @@ function buildExtensions(opts: ClientHelloOptions, tls13: boolean, keyShareGroup
 /** A fresh public key for a group, as key_share carries it (RFC 8446 §4.2.8.2). */
 function publicShare(group: ShareableGroup): Buffer {
   if (group === 'x25519' || group === 'x448') {
-    const { publicKey } = generateKeyPairSync(group);
+    const { publicKey } = group === 'x25519' ? generateKeyPairSync('x25519') : generateKeyPairSync('x448');
     // The raw key is the last bytes of the SPKI DER (32 for X25519, 56 for X448; RFC 8410 §3).
     const der = publicKey.export({ type: 'spki', format: 'der' });
     return der.subarray(der.length - (group === 'x25519' ? 32 : 56));
