@@ -43,6 +43,7 @@ export const features = [
   { name: 'ip', providers: ['ip'], load: () => import('./ip/ip.route.js') },
   { name: 'inspect', providers: ['routing'], load: () => import('./inspect/inspect.route.js') },
   { name: 'tls', providers: [], load: () => import('./tls/tls.route.js') },
+  { name: 'tls-scan', providers: [], load: () => import('./tls-scan/tls-scan.route.js') },
   // After every lookup route: its tool list is read from them.
   { name: 'mcp', providers: [], load: () => import('./mcp/mcp.route.js') },
   { name: 'site', providers: [], load: () => import('./site/site.route.js') },

@@ -103,14 +103,18 @@ export class Outbound {
 
   /**
    * One raw TCP exchange (a hand-made TLS hello and the server's first answer; see
-   * net/tcp-exchange.ts), as one live probe: the TLS scan's handshakes each take a slot.
+   * net/tcp-exchange.ts), as one live probe: the TLS scan's handshakes each take a slot (and an
+   * SMTP session's when it talks SMTP first).
    */
   tcpExchange(
     host: string,
     opts: Omit<TcpExchangeOptions, 'resolver' | 'allowCidrs' | 'timeoutMs'> & { timeoutMs?: number },
   ): Promise<TcpExchange> {
     const { resolver, allowCidrs } = this.#opts;
-    return this.#limited(['live_probes'], opts.signal, () =>
+    // A prelude is a plaintext conversation before TLS: SMTP's, the only one there is, and an
+    // SMTP session counts against MAX_SMTP_SESSIONS like every other.
+    const limits: LimitName[] = opts.prelude ? ['smtp_sessions', 'live_probes'] : ['live_probes'];
+    return this.#limited(limits, opts.signal, () =>
       tcpExchange(host, { resolver, allowCidrs, timeoutMs: this.#opts.timeoutMs, ...opts }),
     );
   }

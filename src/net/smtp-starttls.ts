@@ -92,7 +92,7 @@ export interface SmtpProbeOptions {
 }
 
 /** A failure of an SMTP exchange, naming its stage. */
-class SmtpStageError extends Error {
+export class SmtpStageError extends Error {
   constructor(
     readonly stage: SmtpStage,
     readonly kind: 'protocol' | 'timeout' | 'network',
@@ -213,6 +213,61 @@ async function replyWithin(
   }
 }
 
+/** What the plaintext part of a session showed (SmtpProbe's fields). */
+export type StarttlsSeen = Pick<SmtpProbe, 'banner' | 'ehlo' | 'extensions' | 'starttlsOffered' | 'starttls'>;
+
+export type StarttlsOptions = Pick<SmtpProbeOptions, 'heloName' | 'bannerTimeoutMs' | 'replyTimeoutMs'>;
+
+/**
+ * The plaintext part of a session (RFC 5321, RFC 3207 §4): the banner, EHLO, STARTTLS and its
+ * 220, leaving `tcp` paused at the first byte TLS must read. What it saw is written into `seen`
+ * as it goes; `stage` is told each stage as it starts and again once it completed. Throws an
+ * SmtpStageError naming the stage (on a failure SmtpStageError.cause is never set). Used by
+ * this probe and by every handshake of a TLS scan of port 25 (src/tls-scan/).
+ */
+export async function negotiateStarttls(
+  tcp: Duplex,
+  session: AbortSignal,
+  opts: StarttlsOptions,
+  seen: StarttlsSeen,
+  stage: (name: 'banner' | 'ehlo' | 'starttls', completed: boolean) => void = () => {},
+): Promise<void> {
+  const reader = new ReplyReader(tcp);
+  const step = (name: 'banner' | 'ehlo' | 'starttls', command?: string): Promise<SmtpReply> => {
+    stage(name, false);
+    if (command) tcp.write(`${command}\r\n`);
+    return replyWithin(reader, name, session, name === 'banner' ? opts.bannerTimeoutMs : opts.replyTimeoutMs);
+  };
+  seen.banner = await step('banner');
+  stage('banner', true);
+  // RFC 5321 §3.1: 554 (or 421) in the greeting means "no service here".
+  if (seen.banner.code !== 220)
+    throw new SmtpStageError('banner', 'protocol', `the banner is ${replyText(seen.banner)}`);
+  seen.ehlo = await step('ehlo', `EHLO ${opts.heloName}`);
+  stage('ehlo', true);
+  if (seen.ehlo.code !== 250)
+    throw new SmtpStageError('ehlo', 'protocol', `EHLO answered ${replyText(seen.ehlo)}`);
+  seen.extensions = seen.ehlo.lines.slice(1).map((l) => (l.split(' ')[0] ?? '').toUpperCase());
+  seen.starttlsOffered = seen.extensions.includes('STARTTLS');
+  if (!seen.starttlsOffered) {
+    tcp.write('QUIT\r\n');
+    await replyWithin(reader, 'starttls', session, opts.replyTimeoutMs).catch(() => undefined);
+    throw new SmtpStageError('starttls', 'protocol', 'STARTTLS is not offered in the EHLO reply');
+  }
+  seen.starttls = await step('starttls', 'STARTTLS');
+  if (seen.starttls.code !== 220)
+    throw new SmtpStageError('starttls', 'protocol', `STARTTLS answered ${replyText(seen.starttls)}`);
+  const extra = reader.detach();
+  // RFC 3207 §4: nothing may follow the 220 before TLS; bytes there would be read as TLS records.
+  if (extra > 0)
+    throw new SmtpStageError(
+      'starttls',
+      'protocol',
+      `the server sent ${extra} bytes after its 220 to STARTTLS`,
+    );
+  stage('starttls', true);
+}
+
 /**
  * Probes one address of one MX host. Throws only UnsafeTargetError (refused
  * before any connection); everything the server does is in the result.
@@ -232,45 +287,10 @@ export async function probeSmtpStarttls(address: string, opts: SmtpProbeOptions)
   // `session` is safeTlsConnect's signal: the session deadline (it started it with ours) and the caller's.
   const beforeTls = async (tcp: Duplex, session: AbortSignal) => {
     lap('connect');
-    const reader = new ReplyReader(tcp);
-    const step = (stage: 'banner' | 'ehlo' | 'starttls', command?: string): Promise<SmtpReply> => {
+    await negotiateStarttls(tcp, session, opts, probe, (stage, done) => {
       current = stage;
-      if (command) tcp.write(`${command}\r\n`);
-      return replyWithin(
-        reader,
-        stage,
-        session,
-        stage === 'banner' ? opts.bannerTimeoutMs : opts.replyTimeoutMs,
-      );
-    };
-    probe.banner = await step('banner');
-    lap('banner');
-    // RFC 5321 §3.1: 554 (or 421) in the greeting means "no service here".
-    if (probe.banner.code !== 220)
-      throw new SmtpStageError('banner', 'protocol', `the banner is ${replyText(probe.banner)}`);
-    probe.ehlo = await step('ehlo', `EHLO ${opts.heloName}`);
-    lap('ehlo');
-    if (probe.ehlo.code !== 250)
-      throw new SmtpStageError('ehlo', 'protocol', `EHLO answered ${replyText(probe.ehlo)}`);
-    probe.extensions = probe.ehlo.lines.slice(1).map((l) => (l.split(' ')[0] ?? '').toUpperCase());
-    probe.starttlsOffered = probe.extensions.includes('STARTTLS');
-    if (!probe.starttlsOffered) {
-      tcp.write('QUIT\r\n');
-      await replyWithin(reader, 'starttls', session, opts.replyTimeoutMs).catch(() => undefined);
-      throw new SmtpStageError('starttls', 'protocol', 'STARTTLS is not offered in the EHLO reply');
-    }
-    probe.starttls = await step('starttls', 'STARTTLS');
-    if (probe.starttls.code !== 220)
-      throw new SmtpStageError('starttls', 'protocol', `STARTTLS answered ${replyText(probe.starttls)}`);
-    const extra = reader.detach();
-    // RFC 3207 §4: nothing may follow the 220 before TLS; bytes there would be read as TLS records.
-    if (extra > 0)
-      throw new SmtpStageError(
-        'starttls',
-        'protocol',
-        `the server sent ${extra} bytes after its 220 to STARTTLS`,
-      );
-    lap('starttls');
+      if (done) lap(stage);
+    });
   };
 
   const afterHandshake = async (tls: TLSSocket) => {

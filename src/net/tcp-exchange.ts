@@ -9,6 +9,7 @@
  *   const x = await tcpExchange('192.0.2.1', { port: 443, send, done: (got) => parsed(got) !== 'incomplete', ... });
  */
 import { connect as tcpConnect } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { AppError } from '../errors.js';
 import { TargetError, UnsafeTargetError } from './errors.js';
 import { type AddressResolver, assertAllowedPort, resolveTarget } from './resolve-target.js';
@@ -19,7 +20,14 @@ export interface TcpExchangeOptions {
   allowedPorts?: readonly number[];
   resolver: AddressResolver;
   allowCidrs: readonly string[];
-  /** What to write once connected. */
+  /**
+   * A plaintext conversation before `send` (SMTP's banner, EHLO and STARTTLS), run on the
+   * connected socket within the deadline; it must leave the socket paused at the first byte
+   * that belongs to the exchange. Its failure rejects the exchange as a TargetError at the
+   * 'starttls' stage.
+   */
+  prelude?: (socket: Duplex, signal: AbortSignal) => Promise<void>;
+  /** What to write once connected (and after the prelude). */
   send: Buffer;
   /** Told every byte received so far after each read; true ends the exchange. */
   done: (received: Buffer) => boolean;
@@ -73,6 +81,8 @@ export async function tcpExchange(host: string, opts: TcpExchangeOptions): Promi
     try {
       return await exchangeWith(pin.address, pin.family, opts, signal, started);
     } catch (err) {
+      // The server answered, and refused the conversation: another address would not be asked.
+      if (err instanceof TargetError) throw err;
       lastError = err;
     }
   }
@@ -102,6 +112,8 @@ function exchangeWith(
     let connectMs: number | null = null;
     let firstByteMs: number | null = null;
     let settled = false;
+    /** While the prelude talks, its own reader answers for a close or the deadline. */
+    let inPrelude = false;
     const since = () => Math.round(performance.now() - started);
     const finish = (end: TcpExchange['end'] | Error) => {
       if (settled) return;
@@ -113,23 +125,43 @@ function exchangeWith(
       const received = Buffer.concat(chunks, size);
       resolve({ received, end, address, connectMs: connectMs ?? since(), firstByteMs, totalMs: since() });
     };
-    const onAbort = () => finish(connectMs === null ? new Error('aborted before connect') : 'timeout');
+    const onAbort = () => {
+      if (inPrelude) return;
+      finish(connectMs === null ? new Error('aborted before connect') : 'timeout');
+    };
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) return onAbort();
-    socket.on('error', (err) => finish(connectMs === null ? err : 'reset'));
-    socket.once('connect', () => {
-      connectMs = since();
-      socket.write(opts.send);
+    socket.on('error', (err) => {
+      if (!inPrelude) finish(connectMs === null ? err : 'reset');
     });
-    socket.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       firstByteMs ??= since();
       chunks.push(chunk);
       size += chunk.length;
       const received = Buffer.concat(chunks, size);
       if (opts.done(received)) finish('done');
       else if (size >= maxBytes) finish('cap');
+    };
+    const exchange = () => {
+      inPrelude = false;
+      if (settled) return;
+      socket.on('data', onData);
+      socket.resume();
+      socket.write(opts.send);
+    };
+    socket.once('connect', () => {
+      connectMs = since();
+      if (!opts.prelude) return exchange();
+      inPrelude = true;
+      opts.prelude(socket, signal).then(exchange, (err: unknown) => {
+        inPrelude = false;
+        const kind = signal.aborted ? 'timeout' : 'bad_response';
+        finish(new TargetError(kind, 'starttls', `${address}: ${(err as Error).message}`, { cause: err }));
+      });
     });
-    socket.once('end', () => finish('eof'));
-    socket.once('close', () => finish(connectMs === null ? new Error('closed before connect') : 'eof'));
+    socket.once('end', () => inPrelude || finish('eof'));
+    socket.once('close', () => {
+      if (!inPrelude) finish(connectMs === null ? new Error('closed before connect') : 'eof');
+    });
   });
 }

@@ -46,6 +46,11 @@ export type ObserveOptions = Omit<SafeTlsOptions, 'tls' | 'onSocket' | 'wrapSock
    * observation.
    */
   afterHandshake?: (socket: TLSSocket) => Promise<void>;
+  /**
+   * Narrows the offer (the TLS scan asks for one certificate type at a time): OpenSSL's
+   * signature-algorithm list, and a cipher list that replaces the default one.
+   */
+  offer?: { sigalgs?: string; ciphers?: string };
 };
 
 /**
@@ -55,10 +60,15 @@ export type ObserveOptions = Omit<SafeTlsOptions, 'tls' | 'onSocket' | 'wrapSock
  */
 export async function observeTlsHandshake(host: string, opts: ObserveOptions): Promise<ObservedHandshake> {
   const capture = createHandshakeCapture();
-  const { afterHandshake, ...connect } = opts;
+  const { afterHandshake, offer, ...connect } = opts;
   const socket = await safeTlsConnect(host, {
     ...connect,
-    tls: { minVersion: 'TLSv1', ciphers: OFFERED_CIPHERS, requestOCSP: true },
+    tls: {
+      minVersion: 'TLSv1',
+      ciphers: offer?.ciphers ?? OFFERED_CIPHERS,
+      ...(offer?.sigalgs ? { sigalgs: offer.sigalgs } : {}),
+      requestOCSP: true,
+    },
     onSocket: capture.onSocket,
     wrapSocket: capture.wrapSocket,
   });

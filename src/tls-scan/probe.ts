@@ -43,6 +43,19 @@ export interface ProbeResult {
 /** A server's first flight ends the read once its first answer is whole. */
 const answered = (received: Buffer) => parseServerReply(received).kind !== 'incomplete';
 
+const SERVER_HELLO_DONE = 14;
+/**
+ * Or, to see the Certificate, CertificateStatus and ServerKeyExchange of TLS ≤ 1.2 (plaintext
+ * there, RFC 5246 §7.3), once the ServerHelloDone is in; a TLS 1.3 flight past the ServerHello is
+ * encrypted, so its ServerHello ends the read.
+ */
+const flightDone = (received: Buffer) => {
+  const reply = parseServerReply(received);
+  if (reply.kind === 'incomplete') return false;
+  if (reply.kind !== 'server_hello' || reply.version === 'TLSv1.3') return true;
+  return reply.following.some((m) => m.type === SERVER_HELLO_DONE);
+};
+
 /**
  * Sends `hello` and reads until the first answer is whole, the server closes,
  * or `timeoutMs` passes. Rejects only when the target may not be contacted
@@ -53,13 +66,21 @@ export async function probeHello(
   connector: ProbeConnector,
   target: ProbeTarget,
   hello: Buffer,
-  opts: { timeoutMs: number; signal?: AbortSignal },
+  opts: {
+    timeoutMs: number;
+    signal?: AbortSignal;
+    /** `answer` (default): the first answer; `flight`: a TLS ≤ 1.2 server's whole first flight. */
+    until?: 'answer' | 'flight';
+    /** SMTP's banner, EHLO and STARTTLS before the hello (net/smtp-starttls.ts). */
+    prelude?: TcpExchangeOptions['prelude'];
+  },
 ): Promise<ProbeResult> {
   const exchange = await connector.tcpExchange(target.host, {
     port: target.port,
     ...(target.allowedPorts ? { allowedPorts: target.allowedPorts } : {}),
     send: hello,
-    done: answered,
+    done: opts.until === 'flight' ? flightDone : answered,
+    ...(opts.prelude ? { prelude: opts.prelude } : {}),
     timeoutMs: opts.timeoutMs,
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
