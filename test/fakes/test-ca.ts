@@ -62,6 +62,8 @@ export interface Signer {
 
 export interface TestPki {
   caPem: string;
+  /** The CA's private key (PKCS#8 PEM), for tools that sign as the CA, e.g. `openssl ocsp` (test/fakes/ocsp-responses.ts). */
+  caKeyPem: string;
   /** The CA PEM written to a temp file, for NODE_EXTRA_CA_CERTS in child processes. */
   caFile: string;
   /** Leaf for localhost, 127.0.0.1, ::1 and 127.0.0.2..127.0.0.9. */
@@ -209,7 +211,7 @@ export async function createPki(caName: string): Promise<Omit<TestPki, 'caFile'>
 
   const server = await issue({ dnsNames: SERVER_DNS_NAMES, ips: SERVER_IPS });
 
-  return { caPem, server, issue, issueIntermediate };
+  return { caPem, caKeyPem: await privateKeyPem(caKeys.privateKey), server, issue, issueIntermediate };
 }
 
 /**
