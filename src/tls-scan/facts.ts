@@ -3,18 +3,20 @@
  * answer before it is judged, and the few suite properties every judge asks about. Pure; the
  * judges read only these facts, so a rating can be reproduced from the published answer alone.
  */
-import type {
-  NcscClass,
-  ScannedSuite,
-  ScanProtocol,
-  TlsScan,
-} from '../features/tls-scan/tls-scan.schema.js';
+import type { NcscClass, ScannedSuite, ScanProtocol, TlsScan } from '../features/tls-scan/tls-scan.schema.js';
 
 /** The scan's answer without the verdicts computed from it. */
 export type ScanFacts = Omit<TlsScan, 'findings' | 'grade' | 'ratings'>;
 
 /** Oldest first: the order protocol lists are reported in. */
-export const PROTOCOL_ORDER: readonly ScanProtocol[] = ['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'];
+export const PROTOCOL_ORDER: readonly ScanProtocol[] = [
+  'SSLv2',
+  'SSLv3',
+  'TLSv1',
+  'TLSv1.1',
+  'TLSv1.2',
+  'TLSv1.3',
+];
 
 export function offeredProtocols(facts: Pick<ScanFacts, 'protocols'>): ScanProtocol[] {
   const offered = new Set(facts.protocols.filter((p) => p.offered).map((p) => p.name));

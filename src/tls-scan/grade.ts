@@ -17,10 +17,23 @@ export interface GradeExplanation {
 
 /** Caps by finding code: the grade can be no better than this while the finding stands. */
 const CAPS: readonly (readonly [Exclude<ScanGrade, 'T' | 'A+' | 'A'>, readonly FindingCode[]])[] = [
-  ['F', ['sslv2_offered', 'sslv3_offered', 'export_suites', 'null_suites', 'anonymous_suites', 'ocsp_revoked']],
+  [
+    'F',
+    ['sslv2_offered', 'sslv3_offered', 'export_suites', 'null_suites', 'anonymous_suites', 'ocsp_revoked'],
+  ],
   ['E', ['weak_encryption_suites']],
   ['C', ['tls10_offered', 'tls11_offered', 'rc4_suites', 'compression', 'no_secure_renegotiation']],
-  ['B', ['3des_suites', 'no_forward_secrecy_suites', 'ocsp_invalid']],
+  // A rejected certificate beside a trusted one: clients that pick its key type fail.
+  [
+    'B',
+    [
+      '3des_suites',
+      'no_forward_secrecy_suites',
+      'ocsp_invalid',
+      'certificate_expired',
+      'certificate_untrusted',
+    ],
+  ],
 ];
 
 export function explainGrade(facts: ScanFacts, findings: readonly TlsScanFinding[]): GradeExplanation {
@@ -30,7 +43,10 @@ export function explainGrade(facts: ScanFacts, findings: readonly TlsScanFinding
     for (const code of capCodes) if (codes.has(code)) reasons.push({ grade, why: code });
   }
   for (const f of findings.filter((x) => x.code === 'dhe_weak')) {
-    reasons.push({ grade: f.severity === 'high' ? 'F' : 'B', why: `dhe_weak (${facts.dhe?.bits ?? '?'} bits)` });
+    reasons.push({
+      grade: f.severity === 'high' ? 'F' : 'B',
+      why: `dhe_weak (${facts.dhe?.bits ?? '?'} bits)`,
+    });
   }
   const offered = offeredProtocols(facts);
   if (offered.length > 0 && !offered.includes('TLSv1.2') && !offered.includes('TLSv1.3')) {
@@ -56,9 +72,13 @@ export function explainGrade(facts: ScanFacts, findings: readonly TlsScanFinding
 
   const plusMissing = [
     ...(offered.includes('TLSv1.3') ? [] : ['TLS 1.3 not offered']),
-    ...(suites.every((s) => isAead(s) && hasForwardSecrecy(s.key_exchange)) ? [] : ['a suite without AEAD or forward secrecy']),
+    ...(suites.every((s) => isAead(s) && hasForwardSecrecy(s.key_exchange))
+      ? []
+      : ['a suite without AEAD or forward secrecy']),
     ...(findings.some((f) => f.severity !== 'info') ? ['findings above info'] : []),
-    ...(facts.certificates.every((c) => c.verdict.status === 'trusted') ? [] : ['a certificate trusted with warnings']),
+    ...(facts.certificates.every((c) => c.verdict.status === 'trusted')
+      ? []
+      : ['a certificate trusted with warnings']),
   ];
   if (plusMissing.length > 0) return { grade: 'A', reasons: plusMissing.map((m) => `A (not A+): ${m}`) };
   return { grade: 'A+', reasons: [] };

@@ -53,7 +53,9 @@ function protocolGaps(facts: ScanFacts, level: MozillaLevel, conf: MozillaConfig
 function suiteGaps(facts: ScanFacts, level: MozillaLevel, conf: MozillaConfiguration): string[] {
   const gaps: string[] = [];
   const legacy = facts.cipher_suites.filter((s) => s.protocol !== 'TLSv1.3');
-  const extraLegacy = legacy.filter((s) => s.openssl_name === null || !conf.ciphers_openssl.includes(s.openssl_name));
+  const extraLegacy = legacy.filter(
+    (s) => s.openssl_name === null || !conf.ciphers_openssl.includes(s.openssl_name),
+  );
   if (extraLegacy.length > 0) {
     const names = extraLegacy.map((s) => s.openssl_name ?? s.name);
     gaps.push(
@@ -62,7 +64,9 @@ function suiteGaps(facts: ScanFacts, level: MozillaLevel, conf: MozillaConfigura
         : `accepts suites ${level} does not list: ${listNames(names)}`,
     );
   }
-  const extra13 = facts.cipher_suites.filter((s) => s.protocol === 'TLSv1.3' && !conf.ciphersuites.includes(s.name));
+  const extra13 = facts.cipher_suites.filter(
+    (s) => s.protocol === 'TLSv1.3' && !conf.ciphersuites.includes(s.name),
+  );
   if (extra13.length > 0) {
     gaps.push(`accepts TLS 1.3 suites ${level} does not list: ${listNames(extra13.map((s) => s.name))}`);
   }
@@ -71,7 +75,9 @@ function suiteGaps(facts: ScanFacts, level: MozillaLevel, conf: MozillaConfigura
 
 function keyExchangeGaps(facts: ScanFacts, level: MozillaLevel, conf: MozillaConfiguration): string[] {
   const gaps: string[] = [];
-  const weakEc = facts.groups.filter((g) => g.kind !== 'ffdhe' && (EC_GROUP_BITS[g.name] ?? 0) < conf.ecdh_param_size);
+  const weakEc = facts.groups.filter(
+    (g) => g.kind !== 'ffdhe' && (EC_GROUP_BITS[g.name] ?? 0) < conf.ecdh_param_size,
+  );
   if (weakEc.length > 0) {
     gaps.push(
       `accepts ${listNames(weakEc.map((g) => g.name))}, under ${level}'s ${conf.ecdh_param_size}-bit minimum for ECDHE`,
@@ -86,7 +92,9 @@ function keyExchangeGaps(facts: ScanFacts, level: MozillaLevel, conf: MozillaCon
   } else {
     const small = ffdhe.filter((g) => Number.parseInt(g.name.slice(5), 10) < minDh);
     if (small.length > 0) {
-      gaps.push(`accepts ${listNames(small.map((g) => g.name))}, under ${level}'s ${minDh}-bit minimum for DHE`);
+      gaps.push(
+        `accepts ${listNames(small.map((g) => g.name))}, under ${level}'s ${minDh}-bit minimum for DHE`,
+      );
     }
     if (facts.dhe && facts.dhe.bits < minDh) {
       gaps.push(`DHE suites get a ${facts.dhe.bits}-bit group, under ${level}'s ${minDh}-bit minimum`);
@@ -105,7 +113,9 @@ function certificateGaps(facts: ScanFacts, level: MozillaLevel, conf: MozillaCon
   // A client of the level must be able to get a certificate of a listed type; others served besides are no gap.
   if (!certs.some((c) => types.includes(typeOf(c)))) {
     const served = listNames(certs.map((c) => c.key_type));
-    gaps.push(`serves ${served} certificates only; ${level} wants ${conf.certificate_types.join(' or ').toUpperCase()}`);
+    gaps.push(
+      `serves ${served} certificates only; ${level} wants ${conf.certificate_types.join(' or ').toUpperCase()}`,
+    );
   }
   const minRsa = conf.rsa_key_size;
   if (minRsa !== null) {
@@ -119,7 +129,9 @@ function certificateGaps(facts: ScanFacts, level: MozillaLevel, conf: MozillaCon
     for (const c of certs.filter((x) => x.key_type === 'ECDSA')) {
       const curve = certificateCurve(c);
       if (curve !== null && !conf.certificate_curves.includes(curve)) {
-        gaps.push(`serves an ECDSA certificate on ${curve}; ${level} wants ${conf.certificate_curves.join(' or ')}`);
+        gaps.push(
+          `serves an ECDSA certificate on ${curve}; ${level} wants ${conf.certificate_curves.join(' or ')}`,
+        );
       }
     }
   }
@@ -134,7 +146,9 @@ function orderGaps(facts: ScanFacts, level: MozillaLevel, conf: MozillaConfigura
     (p) => p !== 'TLSv1.3' && facts.server_preference[p] === false,
   );
   if (clientOrder.length === 0) return [];
-  return [`lets the client choose the suite in ${listNames(clientOrder.map(protocolLabel))}; ${level} wants the server's order`];
+  return [
+    `lets the client choose the suite in ${listNames(clientOrder.map(protocolLabel))}; ${level} wants the server's order`,
+  ];
 }
 
 /** What keeps the scanned server from `level`; empty when it complies. */

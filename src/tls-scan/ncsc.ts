@@ -8,9 +8,10 @@
  * gets a class; test/unit/tls-scan/ncsc.test.ts checks them against internet.nl's own lists
  * (checks/tasks/tls/tls_constants.py), which mark whatever they do not list insufficient.
  */
+
+import type { NcscClass, Ratings, ScannedSuite, ScanProtocol } from '../features/tls-scan/tls-scan.schema.js';
 import type { CipherSuite } from './cipher-suites.js';
 import { cipherSuite } from './cipher-suites.js';
-import type { NcscClass, Ratings, ScannedSuite, ScanProtocol } from '../features/tls-scan/tls-scan.schema.js';
 import {
   listNames,
   offeredProtocols,
@@ -98,7 +99,8 @@ export function ncscSuiteVerdict(suite: NcscSuiteTraits, protocol: ScanProtocol)
   const bad = (why: string, section: string): SuiteVerdict => ({ class: 'insufficient', why, section });
   if (protocol === 'SSLv2') return bad('an SSLv2 cipher spec', '§3.3.1');
   if (suite.keyExchange === 'any') {
-    if (TLS13_GOOD.has(suite.name)) return { class: 'good', why: 'TLS 1.3 AEAD, 256-bit', section: 'appendix B' };
+    if (TLS13_GOOD.has(suite.name))
+      return { class: 'good', why: 'TLS 1.3 AEAD, 256-bit', section: 'appendix B' };
     if (TLS13_SUFFICIENT.has(suite.name)) {
       return { class: 'sufficient', why: 'TLS 1.3 AEAD, 128-bit', section: 'appendix B' };
     }
@@ -124,7 +126,8 @@ export function ncscSuiteVerdict(suite: NcscSuiteTraits, protocol: ScanProtocol)
   if (!AEAD_SUFFICIENT.has(enc) && !AEAD_PHASE_OUT.has(enc) && !cbcSha2) {
     const known = BULK_WHY[enc];
     if (known) return bad(known, '§3.3.4');
-    if (CBC_PHASE_OUT.has(enc)) return bad(`CBC with a ${hash === 'SHA' ? 'SHA-1' : (hash ?? 'weak')} MAC`, '§3.3.5');
+    if (CBC_PHASE_OUT.has(enc))
+      return bad(`CBC with a ${hash === 'SHA' ? 'SHA-1' : (hash ?? 'weak')} MAC`, '§3.3.5');
     return bad(`${enc} is not listed`, '§3.3.4');
   }
   if (kx === 'ECDHE' && AEAD_SUFFICIENT.has(enc)) {
@@ -195,14 +198,20 @@ function judgeProtocol(facts: ScanFacts, protocol: ScanProtocol): Judged[] {
   }
   if (facts.dhe && suites.some((s) => s.key_exchange.startsWith('DHE'))) {
     const d = facts.dhe;
-    out.push({ class: d.ncsc, reason: `${p}: DHE with a ${d.bits}-bit group is ${LABEL[d.ncsc]} (${G} §3.3.3)` });
+    out.push({
+      class: d.ncsc,
+      reason: `${p}: DHE with a ${d.bits}-bit group is ${LABEL[d.ncsc]} (${G} §3.3.3)`,
+    });
   }
   if (protocol !== 'TLSv1.3' && protocol !== 'SSLv2') {
     if (facts.features.compression === true) {
       out.push({ class: 'insufficient', reason: `${p}: TLS compression is insufficient (${G} §3.4.1)` });
     }
     if (facts.features.secure_renegotiation === false) {
-      out.push({ class: 'insufficient', reason: `${p}: renegotiation without RFC 5746 is insufficient (${G} §3.4.2)` });
+      out.push({
+        class: 'insufficient',
+        reason: `${p}: renegotiation without RFC 5746 is insufficient (${G} §3.4.2)`,
+      });
     }
   }
   return out;
@@ -215,7 +224,12 @@ function judgeProtocol(facts: ScanFacts, protocol: ScanProtocol): Judged[] {
 export function rateNcsc(facts: ScanFacts): Ratings['ncsc'] {
   const offered = offeredProtocols(facts);
   if (offered.length === 0) {
-    return { version: NCSC_VERSION, overall: 'insufficient', protocols: [], reasons: ['No protocol was offered.'] };
+    return {
+      version: NCSC_VERSION,
+      overall: 'insufficient',
+      protocols: [],
+      reasons: ['No protocol was offered.'],
+    };
   }
   // Newest first, as the answer lists suites.
   const judged = [...offered].reverse().map((name) => ({ name, items: judgeProtocol(facts, name) }));

@@ -63,20 +63,36 @@ function suiteNames(suites: readonly ScannedSuite[], pick: (s: ScannedSuite) => 
   return [...new Set(suites.filter(pick).map((s) => s.name))];
 }
 
-function suiteFindings(facts: ScanFacts, add: (code: FindingCode, message: string, severity?: Severity) => void) {
+function suiteFindings(
+  facts: ScanFacts,
+  add: (code: FindingCode, message: string, severity?: Severity) => void,
+) {
   const all = facts.cipher_suites;
   const check = (code: FindingCode, pick: (s: ScannedSuite) => boolean, say: (names: string) => string) => {
     const names = suiteNames(all, pick);
     if (names.length > 0) add(code, say(listNames(names)));
   };
-  check('export_suites', (s) => s.export, (n) => `Export-grade suites are accepted (${n}): keys an attacker can break (FREAK, Logjam).`);
-  check('null_suites', (s) => s.encryption === 'NULL', (n) => `Suites without encryption are accepted (${n}).`);
+  check(
+    'export_suites',
+    (s) => s.export,
+    (n) => `Export-grade suites are accepted (${n}): keys an attacker can break (FREAK, Logjam).`,
+  );
+  check(
+    'null_suites',
+    (s) => s.encryption === 'NULL',
+    (n) => `Suites without encryption are accepted (${n}).`,
+  );
   check(
     'anonymous_suites',
     (s) => isAnonymous(s) && s.encryption !== 'NULL',
-    (n) => `Anonymous suites are accepted (${n}): no certificate, so anyone in the path can impersonate the server.`,
+    (n) =>
+      `Anonymous suites are accepted (${n}): no certificate, so anyone in the path can impersonate the server.`,
   );
-  check('rc4_suites', (s) => s.encryption === 'RC4' && !s.export, (n) => `RC4 suites are accepted (${n}); RFC 7465 forbids them.`);
+  check(
+    'rc4_suites',
+    (s) => s.encryption === 'RC4' && !s.export,
+    (n) => `RC4 suites are accepted (${n}); RFC 7465 forbids them.`,
+  );
   check(
     'weak_encryption_suites',
     (s) => s.bits > 0 && s.bits < 112 && !s.export && s.encryption !== 'RC4',
@@ -94,14 +110,19 @@ function suiteFindings(facts: ScanFacts, add: (code: FindingCode, message: strin
   );
   const cbc12 = suiteNames(suitesIn(facts, 'TLSv1.2'), (s) => isCbc(s));
   if (cbc12.length > 0) {
-    add('cbc_in_tls12', `TLS 1.2 accepts CBC suites (${listNames(cbc12)}); AEAD suites avoid padding-oracle attacks.`);
+    add(
+      'cbc_in_tls12',
+      `TLS 1.2 accepts CBC suites (${listNames(cbc12)}); AEAD suites avoid padding-oracle attacks.`,
+    );
   }
 }
 
 function protocolFindings(facts: ScanFacts, add: (code: FindingCode, message: string) => void) {
   const offered = offeredProtocols(facts);
-  if (offered.includes('SSLv2')) add('sslv2_offered', 'SSLv2 is offered: broken, and lets DROWN attack the same key elsewhere.');
-  if (offered.includes('SSLv3')) add('sslv3_offered', 'SSLv3 is offered: broken (POODLE) and prohibited by RFC 7568.');
+  if (offered.includes('SSLv2'))
+    add('sslv2_offered', 'SSLv2 is offered: broken, and lets DROWN attack the same key elsewhere.');
+  if (offered.includes('SSLv3'))
+    add('sslv3_offered', 'SSLv3 is offered: broken (POODLE) and prohibited by RFC 7568.');
   if (offered.includes('TLSv1')) add('tls10_offered', 'TLS 1.0 is offered; RFC 8996 deprecates it.');
   if (offered.includes('TLSv1.1')) add('tls11_offered', 'TLS 1.1 is offered; RFC 8996 deprecates it.');
   if (offered.length > 0 && !offered.includes('TLSv1.3')) add('no_tls13', 'TLS 1.3 is not offered.');
@@ -122,7 +143,10 @@ function protocolFindings(facts: ScanFacts, add: (code: FindingCode, message: st
   }
 }
 
-function featureFindings(facts: ScanFacts, add: (code: FindingCode, message: string, severity?: Severity) => void) {
+function featureFindings(
+  facts: ScanFacts,
+  add: (code: FindingCode, message: string, severity?: Severity) => void,
+) {
   const f = facts.features;
   if (facts.dhe && facts.dhe.bits < 2048) {
     const severe = facts.dhe.bits < 1024;
@@ -134,7 +158,10 @@ function featureFindings(facts: ScanFacts, add: (code: FindingCode, message: str
   }
   if (f.compression === true) add('compression', 'TLS compression is accepted: CRIME can recover cookies.');
   if (f.secure_renegotiation === false) {
-    add('no_secure_renegotiation', 'Secure renegotiation (RFC 5746) is not supported: renegotiation can splice in an attacker.');
+    add(
+      'no_secure_renegotiation',
+      'Secure renegotiation (RFC 5746) is not supported: renegotiation can splice in an attacker.',
+    );
   }
   if (f.fallback_scsv === false) {
     add('no_fallback_scsv', 'TLS_FALLBACK_SCSV is not honoured: a downgraded retry is accepted.');
@@ -150,7 +177,10 @@ function featureFindings(facts: ScanFacts, add: (code: FindingCode, message: str
 function certificateFindings(facts: ScanFacts, add: (code: FindingCode, message: string) => void) {
   const o = facts.ocsp_stapling;
   if (o.status === 'revoked') {
-    add('ocsp_revoked', `The stapled OCSP response says the certificate is revoked${o.reason ? ` (${o.reason})` : ''}.`);
+    add(
+      'ocsp_revoked',
+      `The stapled OCSP response says the certificate is revoked${o.reason ? ` (${o.reason})` : ''}.`,
+    );
   } else if (o.status === 'invalid') {
     add('ocsp_invalid', `The stapled OCSP response cannot be trusted${o.reason ? `: ${o.reason}` : ''}.`);
   } else if (o.status === 'unknown') {
@@ -177,8 +207,12 @@ export function scanFindings(facts: ScanFacts): TlsScanFinding[] {
   featureFindings(facts, add);
   certificateFindings(facts, add);
   if (!facts.complete) {
-    add('scan_incomplete', `The scan ended early; what it could not tell: ${facts.notes.join(' ') || 'see notes'}.`);
+    add(
+      'scan_incomplete',
+      `The scan ended early; what it could not tell: ${facts.notes.join(' ') || 'see notes'}.`,
+    );
   }
-  const rank = (f: TlsScanFinding) => SEVERITY_RANK[f.severity] * 100 + CODE_ORDER.indexOf(f.code as FindingCode);
+  const rank = (f: TlsScanFinding) =>
+    SEVERITY_RANK[f.severity] * 100 + CODE_ORDER.indexOf(f.code as FindingCode);
   return found.sort((a, b) => rank(a) - rank(b));
 }

@@ -8,7 +8,16 @@ import {
   ncscSuiteClass,
   rateNcsc,
 } from '../../../src/tls-scan/ncsc.js';
-import { dhe, facts, GOOD_LEGACY_FEATURES, group, intermediateServer, modernServer, oldServer, suites } from './scan-facts.js';
+import {
+  dhe,
+  facts,
+  GOOD_LEGACY_FEATURES,
+  group,
+  intermediateServer,
+  modernServer,
+  oldServer,
+  suites,
+} from './scan-facts.js';
 
 // internet.nl's classification of the 2025-05 guidelines, copied from
 // github.com/internetstandards/Internet.nl checks/tasks/tls/tls_constants.py (2026-06):
@@ -66,7 +75,8 @@ describe('NCSC-NL classes (guidelines 2025-05)', () => {
   it('rates protocols: TLS 1.3 good, TLS 1.2 sufficient, everything older insufficient', () => {
     expect(ncscProtocolClass('TLSv1.3')).toBe('good');
     expect(ncscProtocolClass('TLSv1.2')).toBe('sufficient');
-    for (const p of ['TLSv1.1', 'TLSv1', 'SSLv3', 'SSLv2']) expect(ncscProtocolClass(p), p).toBe('insufficient');
+    for (const p of ['TLSv1.1', 'TLSv1', 'SSLv3', 'SSLv2'])
+      expect(ncscProtocolClass(p), p).toBe('insufficient');
   });
 
   it('rates every suite of the table as internet.nl does', () => {
@@ -111,7 +121,8 @@ describe('NCSC-NL classes (guidelines 2025-05)', () => {
   it('rates groups and DHE sizes: hybrids good, curves sufficient, ffdhe3072+ phase out, 2048 insufficient', () => {
     expect(ncscGroupClass('X25519MLKEM768')).toBe('good');
     expect(ncscGroupClass('SecP384r1MLKEM1024')).toBe('good');
-    for (const g of ['x25519', 'x448', 'secp256r1', 'secp384r1', 'secp521r1']) expect(ncscGroupClass(g), g).toBe('sufficient');
+    for (const g of ['x25519', 'x448', 'secp256r1', 'secp384r1', 'secp521r1'])
+      expect(ncscGroupClass(g), g).toBe('sufficient');
     for (const g of ['ffdhe3072', 'ffdhe4096', 'ffdhe8192']) expect(ncscGroupClass(g), g).toBe('phase_out');
     expect(ncscGroupClass('ffdhe2048')).toBe('insufficient');
     expect(ncscGroupClass('sect163k1')).toBe('insufficient');
@@ -128,13 +139,19 @@ describe('rateNcsc', () => {
     expect(r.version).toBe(NCSC_VERSION);
     expect(r.overall).toBe('sufficient');
     expect(r.protocols).toEqual([{ name: 'TLSv1.3', class: 'sufficient' }]);
-    expect(r.reasons.some((x) => x.includes('TLS_AES_128_GCM_SHA256') && x.includes('sufficient'))).toBe(true);
+    expect(r.reasons.some((x) => x.includes('TLS_AES_128_GCM_SHA256') && x.includes('sufficient'))).toBe(
+      true,
+    );
     expect(r.reasons.some((x) => x.includes('group x25519'))).toBe(true);
 
     const best = modernServer();
     best.cipher_suites = suites('TLSv1.3', ['TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256']);
     best.groups = [group('X25519MLKEM768')];
-    expect(rateNcsc(best)).toMatchObject({ overall: 'good', protocols: [{ name: 'TLSv1.3', class: 'good' }], reasons: [] });
+    expect(rateNcsc(best)).toMatchObject({
+      overall: 'good',
+      protocols: [{ name: 'TLSv1.3', class: 'good' }],
+      reasons: [],
+    });
   });
 
   it('rates each protocol by the worst it accepts, the whole by the worst protocol, newest first', () => {
@@ -143,8 +160,12 @@ describe('rateNcsc', () => {
     expect(r.protocols.map((p) => p.name)).toEqual(['TLSv1.3', 'TLSv1.2', 'TLSv1.1', 'TLSv1']);
     expect(r.protocols.find((p) => p.name === 'TLSv1.2')?.class).toBe('insufficient');
     expect(r.reasons.some((x) => x.startsWith('TLS 1.0 is insufficient'))).toBe(true);
-    expect(r.reasons.some((x) => x.includes('TLS_RSA_WITH_3DES_EDE_CBC_SHA') && x.includes('3DES'))).toBe(true);
-    expect(r.reasons.some((x) => x.includes('TLS_RSA_WITH_AES_128_CBC_SHA') && x.includes('RSA key exchange'))).toBe(true);
+    expect(r.reasons.some((x) => x.includes('TLS_RSA_WITH_3DES_EDE_CBC_SHA') && x.includes('3DES'))).toBe(
+      true,
+    );
+    expect(
+      r.reasons.some((x) => x.includes('TLS_RSA_WITH_AES_128_CBC_SHA') && x.includes('RSA key exchange')),
+    ).toBe(true);
   });
 
   it('takes DHE, compression and insecure renegotiation into the protocols that use them', () => {

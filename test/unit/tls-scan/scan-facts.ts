@@ -92,10 +92,18 @@ export function certificate(
     },
     chain: [],
     authorized: !rejected,
-    authorization_error: rejected ? (opts.expired ? 'CERT_HAS_EXPIRED' : 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY') : null,
+    authorization_error: rejected
+      ? opts.expired
+        ? 'CERT_HAS_EXPIRED'
+        : 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY'
+      : null,
     verdict: {
       status,
-      summary: rejected ? (opts.expired ? 'The certificate has expired.' : 'The chain does not reach a trusted root.') : 'Trusted.',
+      summary: rejected
+        ? opts.expired
+          ? 'The certificate has expired.'
+          : 'The chain does not reach a trusted root.'
+        : 'Trusted.',
     },
     findings: opts.expired ? [{ code: 'expired', severity: 'critical', message: 'Expired.' }] : [],
   };
@@ -163,8 +171,17 @@ export function facts(input: FactsInput): ScanFacts {
   };
 }
 
-export const TLS13_SUITES = ['TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256', 'TLS_AES_128_GCM_SHA256'];
-export const MODERN_GROUPS = [group('X25519MLKEM768'), group('x25519'), group('secp256r1'), group('secp384r1')];
+export const TLS13_SUITES = [
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_CHACHA20_POLY1305_SHA256',
+  'TLS_AES_128_GCM_SHA256',
+];
+export const MODERN_GROUPS = [
+  group('X25519MLKEM768'),
+  group('x25519'),
+  group('secp256r1'),
+  group('secp384r1'),
+];
 
 /** Mozilla modern: TLS 1.3 only, an ECDSA P-256 certificate. */
 export function modernServer(): ScanFacts {
@@ -182,10 +199,19 @@ export function intermediateServer(): ScanFacts {
     offered: ['TLSv1.2', 'TLSv1.3'],
     cipher_suites: [
       ...suites('TLSv1.3', TLS13_SUITES),
-      ...suites('TLSv1.2', ['ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES256-GCM-SHA384', 'ECDHE-RSA-CHACHA20-POLY1305']),
+      ...suites('TLSv1.2', [
+        'ECDHE-RSA-AES128-GCM-SHA256',
+        'ECDHE-RSA-AES256-GCM-SHA384',
+        'ECDHE-RSA-CHACHA20-POLY1305',
+      ]),
     ],
     server_preference: { 'TLSv1.2': false, 'TLSv1.3': false },
-    groups: [...MODERN_GROUPS, group('x25519', 'TLSv1.2'), group('secp256r1', 'TLSv1.2'), group('secp384r1', 'TLSv1.2')],
+    groups: [
+      ...MODERN_GROUPS,
+      group('x25519', 'TLSv1.2'),
+      group('secp256r1', 'TLSv1.2'),
+      group('secp384r1', 'TLSv1.2'),
+    ],
     certificates: [certificate('RSA', 2048)],
     features: GOOD_LEGACY_FEATURES,
   });
