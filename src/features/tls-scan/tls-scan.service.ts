@@ -24,18 +24,13 @@ import {
   type ProtocolFindings,
   TLS_VERSIONS,
 } from '../../tls-scan/enumerate.js';
+import { scanGrade } from '../../tls-scan/grade.js';
+import { rateMozilla } from '../../tls-scan/mozilla.js';
+import { ncscDheClass, ncscGroupClass, ncscSuiteClass, rateNcsc } from '../../tls-scan/ncsc.js';
+import { scanFindings } from '../../tls-scan/scan-findings.js';
 import { ScanSession } from '../../tls-scan/session.js';
 import { parseTlsTarget } from '../tls/tls-target.js';
 import { scanCertificates } from './certificates.js';
-import {
-  ncscDheClass,
-  ncscGroupClass,
-  ncscSuiteClass,
-  rateMozilla,
-  rateNcsc,
-  scanFindings,
-  scanGrade,
-} from './judging.js';
 import {
   PROTOCOL_NAMES,
   type ScanGroupName,
