@@ -21,7 +21,7 @@ import {
   type TlsProtocol,
 } from './cipher-suites.js';
 import { type ClientHelloOptions, NAMED_GROUPS } from './client-hello.js';
-import { readServerKeyExchange } from './key-exchange.js';
+import { type Ffdhe, readServerKeyExchange } from './key-exchange.js';
 import type { ServerHello } from './server-hello.js';
 import { type HelloAnswer, ScanExhausted, type ScanSession } from './session.js';
 
@@ -194,6 +194,8 @@ export interface GroupFindings {
   /** In the order the server chose them. */
   groups: { name: ScanGroup; protocol: 'TLSv1.3' | 'TLSv1.2' }[];
   dheBits: number | null;
+  /** The RFC 7919 group the DHE prime is, null for a prime of the server's own. */
+  dheGroup: Ffdhe | null;
 }
 
 /**
@@ -207,7 +209,7 @@ export async function enumerateGroups(
   session: ScanSession,
   protocols: ProtocolFindings,
 ): Promise<GroupFindings> {
-  const out: GroupFindings = { groups: [], dheBits: null };
+  const out: GroupFindings = { groups: [], dheBits: null, dheGroup: null };
   const tls13 = protocols.suites.get('TLSv1.3');
   const tls12 = (['TLSv1.2', 'TLSv1.1', 'TLSv1', 'SSLv3'] as const).find((p) => protocols.suites.has(p));
   const tasks: Promise<void>[] = [];
@@ -282,7 +284,9 @@ async function dheSize(
     'flight',
   );
   if (reply.kind !== 'server_hello') return;
-  out.dheBits = readServerKeyExchange(reply, 'DHE')?.dhBits ?? null;
+  const params = readServerKeyExchange(reply, 'DHE');
+  out.dheBits = params?.dhBits ?? null;
+  out.dheGroup = params?.dhGroup ?? null;
 }
 
 export interface HelloFeatures {

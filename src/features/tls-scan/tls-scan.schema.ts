@@ -269,6 +269,10 @@ export const TlsScanSchema = Type.Object(
       Type.Object(
         {
           bits: Type.Integer({ description: 'The size of the DH prime of a DHE ServerKeyExchange.' }),
+          group: Nullable(
+            Type.Enum(['ffdhe2048', 'ffdhe3072', 'ffdhe4096', 'ffdhe6144', 'ffdhe8192']),
+            "The RFC 7919 group the prime is; null for a prime of the server's own (NCSC-NL: insufficient).",
+          ),
           ncsc: NcscClassSchema,
         },
         { additionalProperties: false },

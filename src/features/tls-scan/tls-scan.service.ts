@@ -195,7 +195,14 @@ async function scan(
     server_preference: protocols.serverPreference,
     chacha20_preference: protocols.chacha20Preference,
     groups: groups.groups.map((g): ScannedGroup => groupOf(g.name, g.protocol)),
-    dhe: groups.dheBits === null ? null : { bits: groups.dheBits, ncsc: ncscDheClass(groups.dheBits) },
+    dhe:
+      groups.dheBits === null
+        ? null
+        : {
+            bits: groups.dheBits,
+            group: groups.dheGroup,
+            ncsc: ncscDheClass(groups.dheBits, groups.dheGroup !== null),
+          },
     certificates: certs.certificates,
     without_sni: certs.withoutSni,
     ocsp_stapling: certs.ocsp,

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { readServerKeyExchange } from '../../../src/tls-scan/key-exchange.js';
 import type { ServerHello } from '../../../src/tls-scan/server-hello.js';
@@ -31,10 +32,10 @@ describe('readServerKeyExchange', () => {
 
   it('counts a DHE prime by its bits, leading zero bytes and bits aside', () => {
     const p2048 = Buffer.alloc(256, 0xff);
-    expect(readServerKeyExchange(hello(dhParams(p2048)), 'DHE')).toEqual({ dhBits: 2048 });
+    expect(readServerKeyExchange(hello(dhParams(p2048)), 'DHE')).toEqual({ dhBits: 2048, dhGroup: null });
     // A leading zero byte (some servers send one) and a top byte 0x7f: 1023 bits in 129 bytes.
     const odd = Buffer.concat([Buffer.from([0, 0x7f]), Buffer.alloc(127, 0xff)]);
-    expect(readServerKeyExchange(hello(dhParams(odd)), 'DHE')).toEqual({ dhBits: 1023 });
+    expect(readServerKeyExchange(hello(dhParams(odd)), 'DHE')).toEqual({ dhBits: 1023, dhGroup: null });
   });
 
   it('is undefined without a ServerKeyExchange or with a truncated one', () => {
@@ -42,3 +43,34 @@ describe('readServerKeyExchange', () => {
     expect(readServerKeyExchange(hello(Buffer.from([1, 0, 0xff])), 'DHE')).toBeUndefined();
   });
 });
+
+describe('RFC 7919 groups', () => {
+  const openssl = spawnSync('openssl', ['version']).status === 0;
+  it.skipIf(!openssl)('recognises each ffdhe prime as OpenSSL names it, and no other', () => {
+    for (const group of ['ffdhe2048', 'ffdhe3072', 'ffdhe4096', 'ffdhe6144', 'ffdhe8192'] as const) {
+      const pem = spawnSync('openssl', [
+        'genpkey',
+        '-genparam',
+        '-algorithm',
+        'DH',
+        '-pkeyopt',
+        `group:${group}`,
+      ]).stdout;
+      // DHParameter ::= SEQUENCE { prime INTEGER, base INTEGER } (PKCS #3).
+      const der = asn1parse(pem.toString());
+      const prime = Buffer.from(der.match(/INTEGER\s*:([0-9A-F]+)/)![1]!, 'hex');
+      expect(readServerKeyExchange(hello(dhParams(prime)), 'DHE')).toEqual({
+        dhBits: Number(group.slice(5)),
+        dhGroup: group,
+      });
+      const changed = Buffer.from(prime);
+      changed[changed.length - 2] ^= 1;
+      expect(readServerKeyExchange(hello(dhParams(changed)), 'DHE')?.dhGroup).toBeNull();
+    }
+  });
+});
+
+/** `openssl asn1parse` of DH parameters: the prime as the first INTEGER line. */
+function asn1parse(pem: string): string {
+  return spawnSync('openssl', ['asn1parse'], { input: pem }).stdout.toString();
+}

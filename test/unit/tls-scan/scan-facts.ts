@@ -56,8 +56,11 @@ export function group(name: ScanGroupName, protocol: 'TLSv1.3' | 'TLSv1.2' = 'TL
   return { name, code: GROUP_CODES[name], kind, protocol, ncsc: ncscGroupClass(name) };
 }
 
-export function dhe(bits: number): ScanFacts['dhe'] {
-  return { bits, ncsc: ncscDheClass(bits) };
+/** A DHE group: an RFC 7919 one of that size by default, else the server's own prime. */
+export function dhe(bits: number, own = false): ScanFacts['dhe'] {
+  const named = ({ 2048: 'ffdhe2048', 3072: 'ffdhe3072', 4096: 'ffdhe4096' } as const)[bits as 2048];
+  const group = own ? null : (named ?? null);
+  return { bits, group, ncsc: ncscDheClass(bits, group !== null) };
 }
 
 export function certificate(
