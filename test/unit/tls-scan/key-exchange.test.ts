@@ -64,7 +64,7 @@ describe('RFC 7919 groups', () => {
         dhGroup: group,
       });
       const changed = Buffer.from(prime);
-      changed[changed.length - 2] ^= 1;
+      changed.writeUInt8(changed.readUInt8(changed.length - 2) ^ 1, changed.length - 2);
       expect(readServerKeyExchange(hello(dhParams(changed)), 'DHE')?.dhGroup).toBeNull();
     }
   });
