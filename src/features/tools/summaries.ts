@@ -136,7 +136,10 @@ function tlsScan(body: unknown): string {
   const { scan } = body as TlsScanResponse;
   const verdict = tlsScanVerdict(scan).text;
   if (scan.status === 'error') return verdict;
-  const offered = scan.protocols.filter((p) => p.offered).map((p) => p.name);
+  const offered = scan.protocols
+    .filter((p) => p.offered)
+    .map((p) => p.name)
+    .reverse();
   const worst = scan.findings.slice(0, 3).map((f) => `${f.severity}: ${f.message}`);
   return (
     `${verdict} Protocols: ${offered.join(', ') || 'none'}; ${plural(scan.cipher_suites.length, 'cipher suite')}` +
