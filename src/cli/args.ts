@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { type ToolSpec, toolForCommand } from '../features/tools/catalog.js';
 import { missingDefaults } from '../features/tools/defaults.js';
-import { commandSpec, optionNames } from './commands.js';
+import { COMMANDS, commandSpec, optionNames } from './commands.js';
 
 // The inference is the tools' own (MCP fills the same defaults); the unit tests read it here.
 export { rdapType } from '../features/tools/defaults.js';
@@ -46,6 +46,9 @@ const OPTIONS = {
   version: { type: 'boolean', short: 'V' },
   stdio: { type: 'boolean' },
 } as const;
+
+/** Bare switches (`--smtp`) never take the word after them as a value: `--smtp example.com` scans example.com. */
+const SWITCHES = new Set(Object.values(COMMANDS).flatMap((spec) => Object.keys(spec.switches ?? {})));
 
 function paramName(option: string): string {
   return option.replaceAll('-', '_');
@@ -119,7 +122,7 @@ export function parseCommandLine(
     const next = tokens[i + 1];
     if (token.inlineValue === true) {
       add(params, paramName(token.name), token.value ?? '');
-    } else if (next?.kind === 'positional') {
+    } else if (next?.kind === 'positional' && !SWITCHES.has(token.name)) {
       taken.add(i + 1);
       add(params, paramName(token.name), next.value);
     } else {
@@ -160,6 +163,13 @@ export function parseCommandLine(
       throw new UsageError(`missing <${p.label}>`, command);
   });
   const known = optionNames(spec);
+  for (const [name, { param, value }] of Object.entries(spec.switches ?? {})) {
+    if (params[name] === undefined) continue;
+    if (params[name] !== 'true') throw new UsageError(`--${name} takes no value`, command);
+    if (params[param] !== undefined) throw new UsageError(`${param} given twice`, command);
+    delete params[name];
+    params[param] = value;
+  }
   for (const [name, value] of Object.entries(params)) {
     if (!known.has(name)) throw new UsageError(unknownOption(name, known), command);
     if (args[name] !== undefined) throw new UsageError(`${name} given twice`, command);

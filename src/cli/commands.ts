@@ -23,6 +23,11 @@ export interface CommandSpec {
   positionals: readonly Positional[];
   /** Every named option, as the usage line and help show it: name → label of its value. */
   options?: Readonly<Record<string, string>>;
+  /**
+   * Bare switches that stand for a route parameter's value (`--smtp` is `--service smtp`): the
+   * words people type, where the parameter itself is an enumeration of two.
+   */
+  switches?: Readonly<Record<string, { param: string; value: string }>>;
   /** At least one of these options must be given: what is missing without them, and the names. */
   oneOf?: { missing: string; options: readonly string[] };
   example: string;
@@ -81,6 +86,14 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     feature: 'tls',
     positionals: [{ param: 'target', label: 'host' }],
     example: 'netdiag tls example.com',
+  },
+  'tls-scan': {
+    feature: 'tls-scan',
+    positionals: [{ param: 'target', label: 'host' }],
+    options: { service: 'https|smtp' },
+    switches: { smtp: { param: 'service', value: 'smtp' } },
+    example: 'netdiag tls-scan example.com --smtp',
+    slow: true,
   },
   inspect: {
     feature: 'inspect',
@@ -146,7 +159,8 @@ export function usageLine(tool: ToolSpec): string {
   const spec = commandSpec(tool);
   const positionals = spec.positionals.map((p) => (p.optional ? `[${p.label}]` : `<${p.label}>`));
   const options = Object.entries(spec.options ?? {}).map(([name, value]) => `[--${name} ${value}]`);
-  return ['netdiag', tool.command, ...positionals, ...options].join(' ');
+  const switches = Object.keys(spec.switches ?? {}).map((name) => `[--${name}]`);
+  return ['netdiag', tool.command, ...positionals, ...switches, ...options].join(' ');
 }
 
 export const GLOBAL_OPTIONS: readonly [string, string][] = [

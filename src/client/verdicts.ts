@@ -2,7 +2,7 @@
  * netdiag/client/verdicts: the sentence and the overview each view opens with, in the words of
  * ./words.ts, for the site (src/web/results) and the CLI (src/cli/render) alike: a grade cap that
  * bit or not, one line per mail server, who holds a name, what a visitor of a site gets, a DNSSEC
- * chain of trust as links that hold or break. The SPF,
+ * chain of trust as links that hold or break, what a TLS scan found, protocol by protocol. The SPF,
  * mail-server and TLS verdicts are the API's own (`summary`, `verdict`); these are drawn from
  * answers that carry the facts but no sentence. Runs in browsers and in Node, as ./words.ts.
  */
@@ -14,6 +14,12 @@ import {
   expiryText,
   expiryTone,
   formatDate,
+  NCSC_CLASS,
+  type NcscClass,
+  preferenceText,
+  protocolText,
+  type ScanProtocolName,
+  scanGradeTone,
   signatureWindow,
   type Tone,
   zoneText,
@@ -398,4 +404,54 @@ export function dnssecAnswer(data: Dnssec): DnssecAnswerView {
     broken,
     signatures: signatureViews(data.answer.signatures, data.checked_at, broken),
   };
+}
+
+// ---- TLS configuration scan (/api/tls-scan): the verdict, and what each protocol accepts
+
+type TlsScanPart = Ok<'/api/tls-scan'>['scan'];
+type TlsScan = Extract<TlsScanPart, { status: 'ok' }>;
+
+/** The scan's one sentence (page, terminal, agents): grade, Mozilla level met, NCSC-NL class; or why none. */
+export function tlsScanVerdict(scan: TlsScanPart): Verdict {
+  const where = `${scan.target} (${scan.service === 'smtp' ? 'SMTP with STARTTLS' : 'HTTPS'})`;
+  if (scan.status === 'error')
+    return { tone: 'bad', text: sentence(`${where} could not be scanned: ${scan.error} (at ${scan.stage})`) };
+  const { mozilla, ncsc } = scan.ratings;
+  const grade = scan.grade === 'T' ? 'T (the certificate is not trusted)' : scan.grade;
+  const meets = mozilla.meets ? `Mozilla's ${mozilla.meets} configuration` : 'no Mozilla configuration';
+  const early = scan.complete ? '' : ' The scan ended early: see the notes.';
+  return {
+    tone: scanGradeTone(scan.grade),
+    text: `${where} is graded ${grade}: it meets ${meets}, and the NCSC-NL guidelines rate it ${NCSC_CLASS[ncsc.overall].label}.${early}`,
+  };
+}
+
+export interface ScanProtocolView {
+  name: ScanProtocolName;
+  text: string;
+  offered: boolean;
+  /** Its NCSC-NL class where the ratings give one, and the tone it is drawn in. */
+  ncsc: NcscClass | null;
+  tone: Tone;
+  /** Whose order picks the suite (null when not offered); its suites, in the server's order where it has one. */
+  preference: string | null;
+  suites: TlsScan['cipher_suites'];
+}
+
+/** Newest first, as the suites are grouped: one entry per protocol tested. */
+export function scanProtocols(scan: TlsScan): ScanProtocolView[] {
+  return [...scan.protocols].reverse().map(({ name, offered }) => {
+    const ncsc = scan.ratings.ncsc.protocols.find((p) => p.name === name)?.class ?? null;
+    return {
+      name,
+      text: protocolText(name),
+      offered,
+      ncsc,
+      tone: !offered ? 'muted' : ncsc ? NCSC_CLASS[ncsc].tone : 'info',
+      preference: offered
+        ? preferenceText(scan.server_preference[name], scan.chacha20_preference[name])
+        : null,
+      suites: scan.cipher_suites.filter((s) => s.protocol === name),
+    };
+  });
 }

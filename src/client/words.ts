@@ -7,6 +7,9 @@
  * Typed against the generated contract (openapi.gen.d.ts through ./index.ts), so a status the
  * API gains and no table names fails the type check. Runs in browsers and in Node: no DOM, no
  * Preact, no Node modules (src/client/tsconfig.json compiles it without their types).
+ *
+ * Why one file: it is the one vocabulary (the package export netdiag/client/words); a word is
+ * looked for, and kept consistent with its neighbours, where every other word is.
  */
 import type { Ok } from './index.js';
 
@@ -440,4 +443,64 @@ export function signatureWindow(
 /** "2026-11-28 → 2026-12-28": a signature's window, as the chain shows it. */
 export function windowText(sig: { inception: string; expiration: string }): string {
   return `${formatDate(sig.inception)} → ${formatDate(sig.expiration)}`;
+}
+
+// ---- TLS configuration scan (/api/tls-scan)
+
+type TlsScanOk = Extract<Ok<'/api/tls-scan'>['scan'], { status: 'ok' }>;
+export type NcscClass = TlsScanOk['cipher_suites'][number]['ncsc'];
+export type ScanProtocolName = TlsScanOk['protocols'][number]['name'];
+
+/** The NCSC-NL classes (as internet.nl shows them): what is to go amber, what must go red. */
+export const NCSC_CLASS: Record<NcscClass, { tone: Tone; label: string }> = {
+  good: { tone: 'ok', label: 'good' },
+  sufficient: { tone: 'info', label: 'sufficient' },
+  phase_out: { tone: 'warn', label: 'phase out' },
+  insufficient: { tone: 'bad', label: 'insufficient' },
+};
+
+/** A scan's grade: A+ and A green, B and C amber, the rest (T: not trusted) red. */
+export function scanGradeTone(grade: TlsScanOk['grade']): Tone {
+  return grade.startsWith('A') ? 'ok' : grade === 'B' || grade === 'C' ? 'warn' : 'bad';
+}
+
+export const SCAN_FINDING_TONE: Record<TlsScanOk['findings'][number]['severity'], Tone> = {
+  ...TLS_FINDING_TONE,
+  info: 'muted',
+};
+
+/** "TLS 1.2", "SSL 3.0": a protocol as people write it (the API's names are OpenSSL's). */
+export function protocolText(name: ScanProtocolName): string {
+  return { SSLv2: 'SSL 2.0', SSLv3: 'SSL 3.0', TLSv1: 'TLS 1.0' }[name as string] ?? name.replace('v', ' ');
+}
+
+/** Whose order picks the suite: the server's (ChaCha20 kept for clients that prefer it), the client's, or unknown. */
+export function preferenceText(preference: boolean | null | undefined, chacha: boolean | null | undefined) {
+  if (preference === undefined) return null;
+  if (preference === null) return 'cannot tell (one suite)';
+  if (!preference) return "the client's order";
+  return `the server's order${chacha ? ', ChaCha20 for clients that prefer it' : ''}`;
+}
+
+/** The scan's TLS features as one row each: name, what was seen, its colour (null: could not be told here). */
+export function scanFeatureRows(f: TlsScanOk['features']): { name: string; text: string; tone: Tone }[] {
+  const row = (name: string, value: boolean | null, yes: [string, Tone], no: [string, Tone]) => {
+    const [text, tone] = value === null ? ['—', 'muted' as Tone] : value ? yes : no;
+    return { name, text, tone };
+  };
+  return [
+    row('Secure renegotiation (RFC 5746)', f.secure_renegotiation, ['yes', 'ok'], ['no', 'bad']),
+    row('TLS compression', f.compression, ['accepted (CRIME)', 'bad'], ['no', 'ok']),
+    row('TLS_FALLBACK_SCSV', f.fallback_scsv, ['honoured', 'ok'], ['not honoured', 'warn']),
+    row('Extended master secret', f.extended_master_secret, ['yes', 'ok'], ['no', 'warn']),
+    row('Session tickets', f.session_tickets, ['yes', 'info'], ['no', 'muted']),
+    f.alpn === null
+      ? { name: 'ALPN', text: '—', tone: 'muted' }
+      : {
+          name: 'ALPN',
+          text: f.alpn.length ? f.alpn.join(', ') : 'none',
+          tone: f.alpn.length ? 'info' : 'muted',
+        },
+    row('Heartbeat extension', f.heartbeat, ['advertised', 'warn'], ['no', 'ok']),
+  ];
 }

@@ -54,6 +54,7 @@ function Intro({ onExample }: { onExample: (state: PageState) => void }) {
     [{ q: 'example.com', tool: 'email' }, 'Email security grade'],
     [{ q: '192.0.2.1', tool: 'spf', sender: 'alice@example.com' }, 'Would this address pass SPF as a sender'],
     [{ q: 'https://example.com/page', tool: 'tls' }, 'TLS certificate of a URL’s host'],
+    [{ q: 'example.com', tool: 'tls-scan' }, 'Every protocol and cipher suite a server accepts'],
     [{ q: '1.1.1.1', tool: 'ip' }, 'Where an address is, and whether it is a relay'],
   ];
   return (
@@ -167,6 +168,8 @@ export function App({ challenge, lookups, pageHistory }: AppProps) {
     if ((current === 'dns' || current === 'dnssec') && target && lookup) start({ ...next, q: input }, 'push');
     else setState(next);
   };
+  // A scan is seconds of handshakes: a new service waits for "Look up", as Global DNS's type does.
+  const pickService = (service: PageState['service']) => setState({ ...state, service });
   const types: readonly RecordType[] =
     current === 'global-dns' ? GLOBAL_DNS_TYPES : current === 'dnssec' ? DNSSEC_TYPES : DNS_TYPES;
   const typed = current === 'dns' || current === 'dnssec' || current === 'global-dns';
@@ -292,6 +295,25 @@ export function App({ challenge, lookups, pageHistory }: AppProps) {
                   />
                 </label>
               </div>
+            )}
+            {current === 'tls-scan' && (
+              <fieldset class="options scan-service">
+                <legend class="visually-hidden">Service</legend>
+                {(['https', 'smtp'] as const).map((service) => (
+                  <label key={service}>
+                    <input
+                      type="radio"
+                      name="service"
+                      value={service}
+                      checked={state.service === service}
+                      onChange={() => pickService(service)}
+                    />{' '}
+                    {service === 'https'
+                      ? 'Web server (HTTPS, port 443)'
+                      : 'Mail server (SMTP STARTTLS, port 25)'}
+                  </label>
+                ))}
+              </fieldset>
             )}
             {current === 'spf' && <SpfOptions state={state} onChange={setState} senderInput={senderInput} />}
           </form>

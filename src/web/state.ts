@@ -1,9 +1,10 @@
 /**
  * The page's state in its URL, so a result can be shared and back/forward
  * replay it: /?q=example.com&tool=dns&type=MX (type for DNSSEC too; &selector=s1 for email;
- * &sender=, &helo= and &domain= for the SPF check of the address in q).
+ * &sender=, &helo= and &domain= for the SPF check of the address in q; &service=smtp for the
+ * TLS scan of a mail server).
  */
-import type { DnsType, GlobalDnsType } from './api/types';
+import type { DnsType, GlobalDnsType, TlsScanService } from './api/types';
 import { TOOL_IDS, type ToolId } from './endpoints';
 
 export const DNS_TYPES: readonly DnsType[] = [
@@ -48,6 +49,8 @@ export interface PageState {
   sender: string;
   helo: string;
   domain: string;
+  /** What the TLS scan scans: the web server (443) or the mail server (25, STARTTLS). */
+  service: TlsScanService;
 }
 
 export const EMPTY_STATE: PageState = {
@@ -58,6 +61,7 @@ export const EMPTY_STATE: PageState = {
   sender: '',
   helo: '',
   domain: '',
+  service: 'https',
 };
 
 /** The SPF check's fields, in the order they appear in the URL. */
@@ -88,6 +92,7 @@ export function readState(search: string): PageState {
     sender: params.get('sender') ?? '',
     helo: params.get('helo') ?? '',
     domain: params.get('domain') ?? '',
+    service: params.get('service') === 'smtp' ? 'smtp' : 'https',
   };
 }
 
@@ -98,6 +103,7 @@ export function stateSearch(state: PageState): string {
   if ((state.tool === 'dns' || state.tool === 'dnssec' || state.tool === 'global-dns') && state.type !== 'A')
     params.set('type', state.type);
   if (state.tool === 'email' && state.selector) params.set('selector', state.selector);
+  if (state.tool === 'tls-scan' && state.service !== 'https') params.set('service', state.service);
   if (state.tool === 'spf') for (const field of SPF_FIELDS) if (state[field]) params.set(field, state[field]);
   const qs = params.toString();
   return qs ? `?${qs}` : '';

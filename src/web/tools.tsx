@@ -20,6 +20,7 @@ import type {
   SpfResult,
   SubdomainsResult,
   TlsResult,
+  TlsScanResult,
 } from './api/types';
 import type { ToolId } from './endpoints';
 import { CertificatesView } from './results/certificates';
@@ -34,6 +35,7 @@ import { RdapView } from './results/rdap';
 import { SpfView } from './results/spf';
 import { SubdomainsView } from './results/subdomains';
 import { TlsView } from './results/tls';
+import { TlsScanView } from './results/tls-scan';
 import { DNS_TYPES, DNSSEC_TYPES, GLOBAL_DNS_TYPES, type PageState, typeFor } from './state';
 import type { Target, TargetKind } from './target';
 
@@ -173,6 +175,20 @@ export const TOOLS: readonly Tool[] = [
       part<TlsResult>(`TLS certificate · ${t.host}`, get('/api/tls', { target: t.host }), (d) => (
         <TlsView data={d} />
       )),
+    ],
+  },
+  {
+    id: 'tls-scan',
+    label: 'TLS scan',
+    kinds: ['domain', 'ip'],
+    slowNote:
+      'Tries every protocol, cipher suite and group with a few handshakes at a time: often 5–20 s, longer for a mail server.',
+    parts: (t, s) => [
+      part<TlsScanResult>(
+        `TLS scan${s.service === 'smtp' ? ' (SMTP)' : ''} · ${t.host}`,
+        get('/api/tls-scan', { target: t.host, service: s.service }),
+        (d) => <TlsScanView data={d} />,
+      ),
     ],
   },
   {

@@ -12,7 +12,8 @@
  * certificate for TLS and inspect (when ports 80/443 can be bound, that is
  * as root, as in CI), two fake mail servers on 127.0.0.x:25 for the mail
  * servers tool (mailtls.test: one host with a matching DANE record, one with a
- * record left stale by a certificate change; also only as root), and, with `challenge`, the fake siteverify plus a fake
+ * record left stale by a certificate change; also only as root), `www.scan.test` for the TLS
+ * scan (openssl s_server on 127.0.0.x:443, test/fakes/tls-scan-server.ts; root and openssl), and, with `challenge`, the fake siteverify plus a fake
  * Turnstile widget script served from another origin (so the page's CSP is
  * exercised for real). With `dnssec` (`--dnssec` by hand), the signed hierarchy of
  * test/fakes/bind-hierarchy.ts is the DNS engine's root, for the DNSSEC tool (www.secure.test,
@@ -43,6 +44,7 @@ import { type HttpTarget, startHttpTarget } from '../fakes/http-targets.js';
 import { type FakeReply, type FakeUpstream, fixture, startFakeUpstream } from '../fakes/https-upstream.js';
 import { type FakeSmtpServer, startFakeSmtpServer } from '../fakes/smtp-server.js';
 import { getTestPki } from '../fakes/test-ca.js';
+import { SCAN_HOST, startTlsScanServer } from '../fakes/tls-scan-server.js';
 import {
   activeConfig,
   type FakeSiteverify,
@@ -72,6 +74,8 @@ export interface FixtureApp {
   inspectHost: string | undefined;
   /** The domain for the mail servers tool, when port 25 could be bound. */
   mailDomain: string | undefined;
+  /** The host the TLS scan scans (test/fakes/tls-scan-server.ts), when it could be started. */
+  scanHost: string | undefined;
   /** The signed hierarchy the DNSSEC tool validates against, with `dnssec`. */
   hierarchy: BindHierarchy | undefined;
   /** How many times the fake widget script was fetched. */
@@ -355,6 +359,7 @@ export interface FixtureUpstreams {
   siteverify: FakeSiteverify | undefined;
   inspectHost: string | undefined;
   mailDomain: string | undefined;
+  scanHost: string | undefined;
   hierarchy: BindHierarchy | undefined;
   widgetLoads(): number;
   close(): Promise<void>;
@@ -370,6 +375,7 @@ export async function startFixtureUpstreams(
   const listDir = mkdtempSync(join(tmpdir(), 'netdiag-e2e-lists-'));
   const site = await startWebSite();
   const mail = await startMailServers(site?.address);
+  const scanServer = await startTlsScanServer();
   const [dns, crtsh, globalping, rdap, lists, ripestat] = await Promise.all([
     startFakeDnsServer({
       zones: [
@@ -377,6 +383,9 @@ export async function startFixtureUpstreams(
         ...spfZones(),
         ...(site ? [inspectZone(site.address)] : []),
         ...(mail ? mail.zones : []),
+        ...(scanServer
+          ? [testZone('scan.test', [{ name: SCAN_HOST, type: 'A', data: scanServer.address }], { ttl: 300 })]
+          : []),
       ],
     }),
     startCrtsh({ answers: real.crtsh }),
@@ -409,7 +418,7 @@ export async function startFixtureUpstreams(
   // (docs/architecture.md §3 escape hatch).
   // The hierarchy's name servers too, when it runs (its whole 127.53.B.0/24 block).
   const allowed = [
-    ...[site?.address, ...(mail?.addresses ?? [])]
+    ...[site?.address, ...(mail?.addresses ?? []), scanServer?.address]
       .filter((a): a is string => a !== undefined)
       .map((a) => `${a}/32`),
     ...(hierarchy ? [hierarchy.cidr] : []),
@@ -465,6 +474,7 @@ export async function startFixtureUpstreams(
     siteverify,
     inspectHost: site ? INSPECT_HOST : undefined,
     mailDomain: mail ? MAIL_DOMAIN : undefined,
+    scanHost: scanServer ? SCAN_HOST : undefined,
     hierarchy,
     widgetLoads: () => widget?.loads() ?? 0,
     close: async () => {
@@ -472,6 +482,7 @@ export async function startFixtureUpstreams(
         dns.close(),
         site?.close(),
         mail?.close(),
+        scanServer?.close(),
         hierarchy?.close(),
         ...upstreams.map((u) => u.close()),
       ]);
@@ -498,6 +509,7 @@ export async function startFixtureApp(opts: FixtureAppOptions = {}): Promise<Fix
     siteverify: fx.siteverify,
     inspectHost: fx.inspectHost,
     mailDomain: fx.mailDomain,
+    scanHost: fx.scanHost,
     hierarchy: fx.hierarchy,
     widgetLoads: fx.widgetLoads,
     close: async () => {

@@ -7,11 +7,12 @@
  * Skipped, with a message, when no Chromium is installed: `apt-get install
  * chromium` (what .ci/run does), or point CHROMIUM_PATH at one.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindHierarchyUnavailable } from '../fakes/bind-hierarchy.js';
+import { SCAN_SERVER_SUITES } from '../fakes/tls-scan-server.js';
 import { hasShared } from '../shared-data.js';
 import { type FixtureApp, SPF_SENDER, startFixtureApp, WRONG_NAME_HOST } from './fixture-app.js';
 
@@ -430,6 +431,132 @@ describe.skipIf(!found || !hasShared)('the site in Chromium', () => {
           );
         }
         await shot(page, viewport ? 'tool-tls-rejected-phone.png' : 'tool-tls-rejected.png');
+        expect(problems).toEqual([]);
+        await context.close();
+      }
+    });
+
+    it('TLS scan: the grade first, the protocols, each protocol’s suites in the server’s order; SMTP asked for by its button', {
+      timeout: 90_000,
+    }, async () => {
+      if (!fx.scanHost) {
+        console.warn('e2e: TLS scan not rendered: its target needs openssl and port 443 (root)');
+        return;
+      }
+      for (const viewport of [undefined, PHONE]) {
+        const { context, page, problems } = await open(fx, `/?q=${fx.scanHost}&tool=tls-scan`, { viewport });
+        const verdict = page.locator('.scan-verdict');
+        await verdict.waitFor({ timeout: 60_000 });
+        expect(await verdict.locator('.tls-result').textContent()).toMatch(/^([A-F]\+?|T)$/);
+        expect(await verdict.locator('p').nth(1).textContent()).toMatch(
+          /^www\.scan\.test \(HTTPS\) is graded .+: it meets .+, and the NCSC-NL guidelines rate it .+\.$/,
+        );
+        const offered = (name: string) =>
+          page.locator(`.scan-protocols li[data-protocol="${name}"]`).getAttribute('data-offered');
+        expect(await offered('TLSv1.3')).toBe('true');
+        expect(await offered('TLSv1.2')).toBe('true');
+        expect(await offered('TLSv1.1')).toBe('false');
+        expect(await offered('SSLv3')).toBe('false');
+        const tls12 = page.locator('.scan-suites[data-protocol="TLSv1.2"]');
+        expect(await tls12.locator('.suite-name').allTextContents()).toEqual(SCAN_SERVER_SUITES['TLSv1.2']);
+        expect(await tls12.locator('.scan-preference').textContent()).toBe("the server's order");
+        expect(
+          await page.locator('.scan-suites[data-protocol="TLSv1.3"] .suite-name').allTextContents(),
+        ).toEqual(SCAN_SERVER_SUITES['TLSv1.3']);
+        // The verdict is the first thing in the card; the certificate is folded under its summary.
+        const verdictBox = await verdict.boundingBox();
+        const protocolsBox = await page.locator('.scan-protocols').boundingBox();
+        expect(verdictBox!.y).toBeLessThan(protocolsBox!.y);
+        expect(await page.locator('details.scan-cert[data-key-type="ECDSA"]').count()).toBe(1);
+        expect(await page.locator('.scan-cost').textContent()).toMatch(/^\d+ handshakes of at most \d+, /);
+        expect(await page.locator('#results').textContent()).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
+        if (viewport) {
+          await page.locator('details.scan-cert summary').click();
+          expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+            PHONE.width,
+          );
+        }
+        await shot(page, viewport ? 'tool-tls-scan-phone.png' : 'tool-tls-scan.png');
+        if (!viewport) {
+          // The mail server instead: its radio button, then Look up; nothing listens on port 25 there.
+          await page.getByLabel('Mail server (SMTP STARTTLS, port 25)').check();
+          await page.locator('form.search button[type="submit"]').click();
+          const banner = page.locator('.tls-verdict.tone-bad');
+          await banner.waitFor({ timeout: 60_000 });
+          expect(await banner.locator('.tls-result').textContent()).toBe('no scan');
+          expect(await banner.locator('p').nth(1).textContent()).toMatch(
+            /^www\.scan\.test \(SMTP with STARTTLS\) could not be scanned: .*port 25/,
+          );
+          expect(new URL(page.url()).searchParams.get('service')).toBe('smtp');
+        }
+        expect(problems).toEqual([]);
+        await context.close();
+      }
+    });
+
+    it('TLS scan of a judged answer: deprecated protocols and weak suites in their colours, findings, ratings; phone and dark', {
+      timeout: 60_000,
+    }, async () => {
+      // The judging is its own module's (issue 33): the view is held to an answer it gives.
+      const judged = readFileSync(
+        new URL('../fixtures/tls-scan/judged-legacy.json', import.meta.url),
+        'utf8',
+      );
+      for (const viewport of [undefined, PHONE]) {
+        const context = await browser.newContext({
+          viewport: viewport ?? { width: 1200, height: 900 },
+          baseURL: fx.url,
+        });
+        await context.route('**/api/tls-scan?**', (route) =>
+          route.fulfill({ status: 200, contentType: 'application/json', body: judged }),
+        );
+        const page = await context.newPage();
+        const problems: string[] = [];
+        page.on('pageerror', (err) => problems.push(err.message));
+        await page.goto('/?q=legacy.example&tool=tls-scan');
+        const verdict = page.locator('.scan-verdict');
+        await verdict.waitFor({ timeout: 30_000 });
+        expect(await verdict.getAttribute('class')).toContain('tone-warn');
+        expect(await verdict.locator('.tls-result').textContent()).toBe('C');
+        // TLS 1.0 offered, amber (phase out); a 3DES suite red (insufficient), a CBC one amber.
+        const tls10 = page.locator('.scan-protocols li[data-protocol="TLSv1"]');
+        expect(await tls10.locator('.badge').first().getAttribute('class')).toContain('badge-warn');
+        expect(await tls10.textContent()).toContain('phase out');
+        const des = page.locator('tr.scan-suite', { hasText: 'TLS_RSA_WITH_3DES_EDE_CBC_SHA' });
+        expect(await des.getAttribute('data-ncsc')).toBe('insufficient');
+        expect(await des.locator('td[data-label="Strength"] .badge').getAttribute('class')).toContain(
+          'badge-bad',
+        );
+        expect(
+          await page.locator('.scan-suites[data-protocol="TLSv1.2"] .scan-preference').textContent(),
+        ).toBe("the server's order, ChaCha20 for clients that prefer it");
+        expect(await page.locator('.scan-groups li[data-group="X25519MLKEM768"]').textContent()).toContain(
+          'post-quantum hybrid',
+        );
+        const findings = page.locator('.scan-findings li');
+        expect(await findings.count()).toBe(3);
+        expect(await findings.first().textContent()).toBe(
+          'high TLS 1.0 is offered: it is deprecated. (RFC 8996)',
+        );
+        expect(await page.locator('.scan-gaps li[data-level="intermediate"]').textContent()).toMatch(
+          /^Not intermediate: TLS 1\.0 is offered; /,
+        );
+        expect(await page.locator('.scan-ncsc').textContent()).toContain(
+          'TLS_RSA_WITH_3DES_EDE_CBC_SHA is insufficient',
+        );
+        expect(await page.locator('.scan-notes li').textContent()).toMatch(/^The scan ended early/);
+        expect(await page.locator('#results').textContent()).toContain(
+          '2026-11-28 10:00 UTC → 2026-12-05 10:00 UTC',
+        );
+        expect(await page.locator('#results').textContent()).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
+        if (viewport) {
+          await page.locator('details.scan-cert summary').click();
+          expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+            PHONE.width,
+          );
+          await page.emulateMedia({ colorScheme: 'dark' });
+        }
+        await shot(page, viewport ? 'tool-tls-scan-judged-phone-dark.png' : 'tool-tls-scan-judged.png');
         expect(problems).toEqual([]);
         await context.close();
       }

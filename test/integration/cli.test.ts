@@ -27,6 +27,7 @@ import {
   WRONG_NAME_HOST,
 } from '../e2e/fixture-app.js';
 import { type BindHierarchy, bindHierarchyUnavailable, startBindHierarchy } from '../fakes/bind-hierarchy.js';
+import { SCAN_SERVER_SUITES } from '../fakes/tls-scan-server.js';
 import { startNetdiag } from '../scale/netdiag-process.js';
 import { hasShared } from '../shared-data.js';
 
@@ -458,6 +459,62 @@ describe.skipIf(bindUnavailable !== undefined)('netdiag dnssec on a signed hiera
       /^netdiag dnssec: type must be one of A, AAAA, .+ TLSA \(HTTP 400, bad_request\)\nusage: netdiag help dnssec\n$/,
     );
   }, 90_000);
+});
+
+// Issue 33: the TLS scan as a command, against openssl s_server in the server's own order.
+describe('netdiag tls-scan', () => {
+  it('the grade and the verdict sentence, the protocols, each protocol’s suites in the server’s order', async (t) => {
+    if (!fx.scanHost) t.skip('the scan target needs openssl and port 443 (root)');
+    const run = await netdiag(['tls-scan', fx.scanHost!]);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toMatch(
+      /^www\.scan\.test \(HTTPS\) is graded [A-FT]\+?.*: it meets .+, and the NCSC-NL guidelines rate it .+\. Protocols: TLSv1\.3, TLSv1\.2; 5 cipher suites/,
+    );
+    // The headline repeats the sentence after the grade, as the site's banner does.
+    expect(lines[2]).toMatch(/^[A-FT]\+? {2}www\.scan\.test \(HTTPS\) is graded /);
+    expect(run.stdout).toMatch(
+      /\nProtocols\nTLS 1\.3 offered.*TLS 1\.2 offered.*TLS 1\.1 not offered.*SSL 2\.0 not offered\n/,
+    );
+    // TLS 1.3 first, then 1.2, each under whose order picks its suites, rows in the server's order.
+    const suiteRows = (protocol: string) => {
+      const head = lines.findIndex((l) => l.startsWith(`${protocol}  `));
+      return { head: lines[head], names: lines.slice(head + 2).filter((l) => /^ {2}\d+ /.test(l)) };
+    };
+    const tls12 = suiteRows('TLS 1.2');
+    expect(tls12.head).toBe("TLS 1.2  the server's order");
+    expect(tls12.names.slice(0, 3).map((l) => l.trim().split(/\s{2,}/)[1])).toEqual(
+      SCAN_SERVER_SUITES['TLSv1.2'],
+    );
+    expect(
+      suiteRows('TLS 1.3')
+        .names.slice(0, 2)
+        .map((l) => l.trim().split(/\s{2,}/)[1]),
+    ).toEqual(SCAN_SERVER_SUITES['TLSv1.3']);
+    expect(run.stdout).toMatch(/\nFeatures\n.*Secure renegotiation \(RFC 5746\) +yes\n/);
+    expect(run.stdout).toMatch(
+      /\n\d+ handshakes of at most \d+, .+ to 127\.0\.0\.\d+ port 443\. Scanned \d{4}-\d\d-\d\d \d\d:\d\d UTC\.\n/,
+    );
+    expect(run.stdout).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
+  }, 120_000);
+
+  it('--smtp scans port 25 (nothing listens there: the answer says so, exit 0); --json is the API body', async (t) => {
+    if (!fx.scanHost) t.skip('the scan target needs openssl and port 443 (root)');
+    const human = await netdiag(['tls-scan', '--smtp', fx.scanHost!]);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/^www\.scan\.test \(SMTP with STARTTLS\) could not be scanned: .*port 25/);
+    expect(human.stdout).toContain('\nNO SCAN  www.scan.test (SMTP with STARTTLS) could not be scanned: ');
+    const json = await netdiag(['tls-scan', fx.scanHost!, '--smtp', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      scan: { status: 'error', target: 'www.scan.test', service: 'smtp', stage: 'connect' },
+    });
+    const twice = await netdiag(['tls-scan', fx.scanHost!, '--smtp', '--service', 'https']);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(
+      /^netdiag tls-scan: service given twice\nusage: netdiag tls-scan <host> \[--smtp\] \[--service https\|smtp\]/,
+    );
+  }, 120_000);
 });
 
 describe('netdiag mcp --stdio and netdiag serve', () => {

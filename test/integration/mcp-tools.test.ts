@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/features/tools/catalog.js';
 import { type FixtureApp, SPF_SENDER, startFixtureApp } from '../e2e/fixture-app.js';
 import { bindHierarchyUnavailable } from '../fakes/bind-hierarchy.js';
+import { SCAN_SERVER_SUITES } from '../fakes/tls-scan-server.js';
 import { hasShared } from '../shared-data.js';
 
 const bindUnavailable = bindHierarchyUnavailable();
@@ -155,6 +156,31 @@ describe('MCP tools for agent developers (issue 31 §5)', () => {
       );
     },
   );
+
+  it('calls tls_scan with the target alone (https): the verdict sentence first, the scan as structured content', async (t) => {
+    if (!fx.scanHost) t.skip('the scan target needs openssl and port 443 (root)');
+    expect(tool('tls_scan').inputSchema.properties).toHaveProperty('service');
+    const result = await call('tls_scan', { target: fx.scanHost });
+    expect(result.isError, text(result)).toBeFalsy();
+    expect(text(result)).toMatch(
+      /^www\.scan\.test \(HTTPS\) is graded [A-FT]\+?.*: it meets .+, and the NCSC-NL guidelines rate it .+\. Protocols: TLSv1\.3, TLSv1\.2; 5 cipher suites/,
+    );
+    const scan = (result.structuredContent as { scan: Record<string, unknown> }).scan;
+    expect(scan).toMatchObject({
+      status: 'ok',
+      service: 'https',
+      port: 443,
+      server_preference: { 'TLSv1.2': true },
+    });
+    const names = (scan.cipher_suites as { protocol: string; name: string }[])
+      .filter((s) => s.protocol === 'TLSv1.2')
+      .map((s) => s.name);
+    expect(names).toEqual(SCAN_SERVER_SUITES['TLSv1.2']);
+    // A mail server that is not there is an answer about it, not a tool error.
+    const smtp = await call('tls_scan', { target: fx.scanHost, service: 'smtp' });
+    expect(smtp.isError, text(smtp)).toBeFalsy();
+    expect(text(smtp)).toMatch(/^www\.scan\.test \(SMTP with STARTTLS\) could not be scanned: /);
+  }, 60_000);
 
   it('answers a route error as a tool error with the error body as text, not as structured content', async () => {
     // Structured content would be checked against the output schema, which an error body is not.

@@ -12,6 +12,7 @@ import { rdap } from './rdap.js';
 import { spf } from './spf.js';
 import { subdomains } from './subdomains.js';
 import { tls } from './tls.js';
+import { tlsScan } from './tls-scan.js';
 
 export const RENDERERS: Readonly<Record<string, Renderer>> = {
   dns,
@@ -21,6 +22,7 @@ export const RENDERERS: Readonly<Record<string, Renderer>> = {
   'mail-tls': mailTls,
   rdap,
   tls,
+  'tls-scan': tlsScan,
   inspect,
   certificates,
   subdomains,

@@ -118,6 +118,19 @@ const LIST = [
       'Use it for certificate expiry, chain or TLS configuration questions.',
   },
   {
+    name: 'tls_scan',
+    command: 'tls-scan',
+    title: 'TLS scan',
+    method: 'GET',
+    path: '/api/tls-scan',
+    description:
+      'Scans what a web server (port 443) or mail server (`service` smtp: port 25, STARTTLS) accepts: every ' +
+      "protocol from SSLv2 to TLS 1.3, each cipher suite in the server's order, key-exchange groups " +
+      '(post-quantum hybrids too), a certificate per key type, the OCSP staple and TLS features, with ' +
+      'findings, a grade and the Mozilla and NCSC-NL ratings. Takes seconds; use tls_certificate for the ' +
+      'certificate alone.',
+  },
+  {
     name: 'inspect_host',
     command: 'inspect',
     title: 'Inspect host',

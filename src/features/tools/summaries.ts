@@ -5,7 +5,7 @@
  * schema guarantees; nothing here is computed that the answer does not already say.
  */
 import type { Static } from 'typebox';
-import { dnssecVerdict } from '../../client/verdicts.js';
+import { dnssecVerdict, tlsScanVerdict } from '../../client/verdicts.js';
 import type { CertificatesResponse, SubdomainsResponse } from '../ct/ct.schema.js';
 import type { DnsResponse } from '../dns/dns.schema.js';
 import type { DnssecResponse } from '../dnssec/dnssec.schema.js';
@@ -17,6 +17,7 @@ import type { MailTlsResponse } from '../mail-tls/mail-tls.schema.js';
 import type { RdapResponse } from '../rdap/rdap.schema.js';
 import type { SpfResponse } from '../spf/spf.schema.js';
 import type { TlsResponse } from '../tls/tls.schema.js';
+import type { TlsScanResponse } from '../tls-scan/tls-scan.schema.js';
 import type { ToolName } from './catalog.js';
 
 export type Summarize = (body: unknown) => string;
@@ -131,6 +132,23 @@ function tls(body: unknown): string {
   );
 }
 
+function tlsScan(body: unknown): string {
+  const { scan } = body as TlsScanResponse;
+  const verdict = tlsScanVerdict(scan).text;
+  if (scan.status === 'error') return verdict;
+  const offered = scan.protocols
+    .filter((p) => p.offered)
+    .map((p) => p.name)
+    .reverse();
+  const worst = scan.findings.slice(0, 3).map((f) => `${f.severity}: ${f.message}`);
+  return (
+    `${verdict} Protocols: ${offered.join(', ') || 'none'}; ${plural(scan.cipher_suites.length, 'cipher suite')}` +
+    `${scan.groups.length ? `; groups ${list(scan.groups.map((g) => g.name))}` : ''}` +
+    `${worst.length ? `. ${plural(scan.findings.length, 'finding')}, first: ${worst.join(' ')}` : '. No findings'}` +
+    `. ${plural(scan.handshakes, 'handshake')} in ${scan.elapsed_ms} ms.`
+  );
+}
+
 function inspect(body: unknown): string {
   const b = body as Static<typeof InspectResponseSchema>;
   const final = b.http.final;
@@ -218,6 +236,7 @@ export const summaries: Record<ToolName, Summarize> = {
   mail_tls: mailTls,
   rdap_lookup: rdap,
   tls_certificate: tls,
+  tls_scan: tlsScan,
   inspect_host: inspect,
   ct_certificates: certificates,
   subdomains,

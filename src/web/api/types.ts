@@ -29,6 +29,10 @@ export type MailTlsDane = NonNullable<MailTlsHost['dane']>;
 export type MailFinding = MailTlsResult['findings'][number];
 export type RdapResult = Ok<'/api/rdap'>;
 export type TlsResult = Ok<'/api/tls'>;
+export type TlsScanResult = Ok<'/api/tls-scan'>;
+export type TlsScanResultOk = Extract<TlsScanResult['scan'], { status: 'ok' }>;
+export type TlsScanCertificate = TlsScanResultOk['certificates'][number];
+export type TlsScanService = NonNullable<QueryOf<'/api/tls-scan'>['service']>;
 /** The live certificate evidence; /api/inspect embeds the same object (with a status). */
 /** The evidence of one handshake: /api/tls's `tls` when the target gave some, each mail server's. */
 export type TlsEvidence = Omit<Extract<TlsResult['tls'], { status: 'ok' }>, 'status'>;

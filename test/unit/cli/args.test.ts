@@ -32,6 +32,29 @@ describe('parseCommandLine', () => {
     expect(tool(['inspect', 'example.com', '--include-tls']).args).toMatchObject({ include_tls: 'true' });
   });
 
+  it('reads a bare switch as the value it stands for, before or after the target (tls-scan --smtp)', () => {
+    expect(tool(['tls-scan', 'example.com', '--smtp']).args).toEqual({
+      target: 'example.com',
+      service: 'smtp',
+    });
+    expect(tool(['tls-scan', '--smtp', 'example.com']).args).toEqual({
+      target: 'example.com',
+      service: 'smtp',
+    });
+    expect(tool(['tls-scan', 'example.com', '--service', 'https']).args).toEqual({
+      target: 'example.com',
+      service: 'https',
+    });
+    expect(thrownBy(() => tool(['tls-scan', 'example.com', '--smtp=yes']), UsageError)).toMatchObject({
+      message: '--smtp takes no value',
+    });
+    expect(
+      thrownBy(() => tool(['tls-scan', 'example.com', '--smtp', '--service', 'https']), UsageError),
+    ).toMatchObject({
+      message: 'service given twice',
+    });
+  });
+
   it('infers the RDAP type and asks global DNS for A by default', () => {
     expect(tool(['rdap', 'google.com']).args).toEqual({ target: 'google.com', type: 'domain' });
     expect(tool(['rdap', '192.0.2.0/24']).args.type).toBe('ip');
