@@ -124,7 +124,11 @@ export function tlsScanLines(style: Style, scan: TlsScanResponse['scan']): strin
             )
             .join('  ')
         : 'Groups: none seen',
-      ...(scan.dhe ? [`DHE: ${badge(style, NCSC_CLASS[scan.dhe.ncsc].tone, `${scan.dhe.bits} bits`)}`] : []),
+      ...(scan.dhe
+        ? [
+            `DHE: ${badge(style, NCSC_CLASS[scan.dhe.ncsc].tone, `${scan.dhe.bits} bits${scan.dhe.group ? ` (${scan.dhe.group})` : ", the server's own prime"}`)}`,
+          ]
+        : []),
     ]),
     ...section(
       style,

@@ -208,7 +208,11 @@ function Scan({ scan }: { scan: TlsScanResultOk }) {
             ['Groups', scan.groups.length === 0 ? 'none seen' : null],
             [
               'DHE',
-              scan.dhe ? <Badge tone={NCSC_CLASS[scan.dhe.ncsc].tone}>{scan.dhe.bits} bits</Badge> : null,
+              scan.dhe ? (
+                <Badge tone={NCSC_CLASS[scan.dhe.ncsc].tone}>
+                  {scan.dhe.bits} bits{scan.dhe.group ? ` (${scan.dhe.group})` : ', the server’s own prime'}
+                </Badge>
+              ) : null,
             ],
           ]}
         />

@@ -137,7 +137,7 @@ describe('netdiag tls-scan on a judged answer', () => {
 
   it('marks the hybrid group, the DHE size, the staple and the server without SNI; dates as the site writes them', () => {
     expect(out).toContain(
-      '\nKey exchange\nX25519MLKEM768 (post-quantum hybrid)  x25519  ffdhe2048\nDHE: 2048 bits\n',
+      '\nKey exchange\nX25519MLKEM768 (post-quantum hybrid)  x25519  ffdhe2048\nDHE: 2048 bits (ffdhe2048)\n',
     );
     expect(out).toContain('Without SNI: no certificate (the server closed the connection without SNI)');
     expect(out).toMatch(
