@@ -4,6 +4,8 @@
  * gnutls-serv cannot bind one address: it listens on every address of its port,
  * which would collide with s_server's 127.0.0.x:443. So it runs on a free port of
  * its own and a forwarder on address:port passes the bytes through unchanged.
+ * The forwarder runs in this process's event loop: a caller that blocks it
+ * (spawnSync of testssl.sh, execFileSync of s_client) waits for an answer forever.
  *
  *   const peer = await startGnutlsPeer({ address: '127.0.0.30', port: 443, priority: GNUTLS_PRIORITIES.tls12and13 });
  */

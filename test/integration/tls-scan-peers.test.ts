@@ -154,7 +154,7 @@ describe.skipIf(opensslMissing)('openssl s_server profiles', () => {
     const names = Object.keys(OPENSSL_PROFILES) as OpensslProfileName[];
     await Promise.all(
       names.map(async (name, i) => {
-        const at = { address: `127.0.0.${21 + i}`, port: PORT };
+        const at = { address: `127.0.0.${121 + i}`, port: PORT };
         const extra =
           name === 'ocspStapling' ? { statusFile } : name === 'dheOnly' ? { dhBits: 1024 as const } : {};
         peers.set(name, await startOpensslPeer(name, { ...at, ...extra }));
@@ -278,9 +278,9 @@ describe.skipIf(gnutlsMissing)('gnutls-serv', () => {
 
   beforeAll(async () => {
     peers.push(
-      await startGnutlsPeer({ address: '127.0.0.41', port: PORT, priority: GNUTLS_PRIORITIES.tls12and13 }),
+      await startGnutlsPeer({ address: '127.0.0.141', port: PORT, priority: GNUTLS_PRIORITIES.tls12and13 }),
       await startGnutlsPeer({
-        address: '127.0.0.42',
+        address: '127.0.0.142',
         port: PORT,
         priority: GNUTLS_PRIORITIES.legacy3des,
         keyType: 'RSA',
@@ -312,7 +312,7 @@ describe('the scripted legacy server', () => {
 
   beforeAll(async () => {
     fake = await startLegacyTlsServer(
-      { address: '127.0.0.51', port: PORT },
+      { address: '127.0.0.151', port: PORT },
       {
         versions: ['SSLv3', 'TLSv1'],
         suites: [RC4_SHA, EXP_RC4_MD5, 0x000a],
