@@ -38,6 +38,12 @@ export interface IssueOptions {
   commonName?: string;
   /** Sign with this intermediate (from `issueIntermediate`) instead of the test CA. */
   issuer?: TestIssuer;
+  /**
+   * The leaf's key: 'ecdsa' (P-256, the default) or 'rsa' (RSASSA-PKCS1-v1_5 2048, for RSA
+   * key exchange and dual-certificate servers). One RSA key pair per process serves every RSA
+   * leaf: generating one takes far longer than a P-256 key.
+   */
+  keyType?: 'ecdsa' | 'rsa';
 }
 
 /** An intermediate CA under the test CA: serve `certPem` after the leaf to send a full chain. */
@@ -76,6 +82,12 @@ export interface TestPki {
 
 const KEY_ALGORITHM: webcrypto.EcKeyGenParams = { name: 'ECDSA', namedCurve: 'P-256' };
 const SIGNING_ALGORITHM: webcrypto.EcdsaParams = { name: 'ECDSA', hash: 'SHA-256' };
+const RSA_KEY_ALGORITHM: webcrypto.RsaHashedKeyGenParams = {
+  name: 'RSASSA-PKCS1-v1_5',
+  modulusLength: 2048,
+  publicExponent: new Uint8Array([1, 0, 1]),
+  hash: 'SHA-256',
+};
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 
@@ -135,14 +147,19 @@ export async function createPki(caName: string): Promise<Omit<TestPki, 'caFile'>
   const caSigner: Signer = { certificate: caCert, privateKey: caKeys.privateKey };
 
   const issue = async (opts: IssueOptions): Promise<IssuedCert> => {
-    const keys = await generateKeys();
+    const rsa = opts.keyType === 'rsa';
+    const keys = rsa ? await rsaKeys() : await generateKeys();
     const { notBefore, notAfter } = validity(opts);
     const dnsNames = opts.dnsNames ?? [];
     const ips = opts.ips ?? [];
     const commonName = opts.commonName ?? dnsNames[0] ?? ips[0] ?? 'netdiag test leaf';
     const extensions: x509.Extension[] = [
       new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      // An RSA leaf may also decrypt a premaster secret (RSA key exchange, RFC 5246 §7.4.7.1).
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.digitalSignature | (rsa ? x509.KeyUsageFlags.keyEncipherment : 0),
+        true,
+      ),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ];
@@ -163,7 +180,7 @@ export async function createPki(caName: string): Promise<Omit<TestPki, 'caFile'>
           notBefore,
           notAfter,
           keys,
-          signingAlgorithm: SIGNING_ALGORITHM,
+          signingAlgorithm: rsa ? RSA_KEY_ALGORITHM : SIGNING_ALGORITHM,
           extensions,
         })
       : await x509.X509CertificateGenerator.create({
@@ -245,6 +262,34 @@ function isAlive(pid: number): boolean {
 function generateKeys(): Promise<webcrypto.CryptoKeyPair> {
   // Extractable so the private key can be exported as PEM for the TLS server.
   return crypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']);
+}
+
+let rsaPair: Promise<webcrypto.CryptoKeyPair> | undefined;
+
+/** The process's one RSA key pair (see IssueOptions.keyType). */
+function rsaKeys(): Promise<webcrypto.CryptoKeyPair> {
+  rsaPair ??= crypto.subtle.generateKey(RSA_KEY_ALGORITHM, true, ['sign', 'verify']).catch((err: unknown) => {
+    rsaPair = undefined;
+    throw err;
+  });
+  return rsaPair;
+}
+
+let rsaServer: Promise<IssuedCert> | undefined;
+
+/**
+ * An RSA 2048 leaf from the test CA for the same names and addresses as the test PKI's
+ * `server` (which is ECDSA P-256): RSA key exchange, ECDHE-RSA and DHE-RSA suites, and the
+ * second certificate of a dual-certificate server. One per process.
+ */
+export function rsaServerLeaf(): Promise<IssuedCert> {
+  rsaServer ??= getTestPki()
+    .then((pki) => pki.issue({ dnsNames: SERVER_DNS_NAMES, ips: SERVER_IPS, keyType: 'rsa' }))
+    .catch((err: unknown) => {
+      rsaServer = undefined;
+      throw err;
+    });
+  return rsaServer;
 }
 
 async function privateKeyPem(key: webcrypto.CryptoKey): Promise<string> {
