@@ -19,6 +19,7 @@ import { testConfig } from '../../src/config/index.js';
 import type { TlsScan, TlsScanResponse } from '../../src/features/tls-scan/tls-scan.schema.js';
 import type { ProtocolName } from '../../src/tls-scan/client-hello.js';
 import { makeOcspResponse } from '../fakes/ocsp-responses.js';
+import { type SmtpFront, startSmtpFront } from '../fakes/smtp-starttls-front.js';
 import { getTestPki } from '../fakes/test-ca.js';
 import { GNUTLS_PRIORITIES, gnutlsUnavailable, startGnutlsPeer } from '../fakes/tls-scan-gnutls.js';
 import { type LegacyTlsServer, startLegacyTlsServer } from '../fakes/tls-scan-legacy-server.js';
@@ -56,6 +57,8 @@ const GNUTLS = { tls12and13ServerPref: `${NET}.30`, legacy3des: `${NET}.31` };
 const LEGACY = `${NET}.40`;
 const SSLV2 = `${NET}.41`;
 const REFUSED = `${NET}.99`;
+/** An SMTP front on port 25 whose TLS is an s_server profile's on port 4443 of the same address. */
+const SMTP = `${NET}.50`;
 
 let app: FastifyInstance;
 const peers: { stop(): Promise<void> }[] = [];
@@ -217,6 +220,49 @@ describe.skipIf(openssl)('GET /api/tls-scan against openssl s_server profiles', 
   it('no staple where none is configured', async () => {
     const scan = await scanOf(started.get('tls13Only')!.address);
     expect(scan.ocsp_stapling).toMatchObject({ stapled: false, status: null });
+  });
+});
+
+describe.skipIf(openssl)('GET /api/tls-scan?service=smtp: every handshake in its own SMTP session', () => {
+  let front: SmtpFront;
+  let backend: TlsPeer;
+  beforeAll(async () => {
+    backend = await startOpensslPeer('tls12and13ServerPref', { address: SMTP, port: 4443 });
+    front = await startSmtpFront({ address: SMTP, port: 25, backend: { host: SMTP, port: 4443 } });
+  });
+  afterAll(async () => {
+    await front?.close();
+    await backend?.stop();
+  });
+
+  it('finds what the server behind STARTTLS offers, one session per handshake, never MAIL or RCPT', async () => {
+    const scan = await scanOf(SMTP, 'smtp');
+    expect(scan).toMatchObject({ service: 'smtp', port: 25 });
+    expectHeldTo(scan, backend.expected);
+    expect(scan.features.alpn).toBeNull();
+    // One SMTP session per handshake, each EHLO then STARTTLS.
+    expect(front.sessions).toBe(scan.handshakes);
+    expect(front.commands.filter((c) => c.startsWith('STARTTLS'))).toHaveLength(scan.handshakes);
+    expect(front.commands.some((c) => /^(MAIL|RCPT|DATA)\b/.test(c))).toBe(false);
+  });
+
+  it('a port 25 without STARTTLS is an answer at the smtp stage', async () => {
+    const bare = await startSmtpFront({
+      address: `${NET}.51`,
+      port: 25,
+      backend: { host: SMTP, port: 4443 },
+      noStarttls: true,
+    });
+    try {
+      const res = await app.inject({ url: `/api/tls-scan?target=${NET}.51&service=smtp` });
+      expect(res.json().scan).toMatchObject({
+        status: 'error',
+        stage: 'smtp',
+        error: expect.stringMatching(/STARTTLS is not offered/),
+      });
+    } finally {
+      await bare.close();
+    }
   });
 });
 
