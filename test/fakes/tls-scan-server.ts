@@ -1,15 +1,13 @@
 /**
- * A web server for the TLS scan's views (site, CLI, MCP): `openssl s_server` on a free
- * 127.0.0.x:443 (port 443 needs root, as in CI or a test's own namespace) with a test-CA
- * certificate for `www.scan.test`, in the server's own order: TLS 1.3 with two suites, TLS 1.2
- * with three (ChaCha20 in the middle, not prioritised). What it offers is exported, so a test
- * holds the scan's answer to the configuration rather than to a copy of it.
+ * A web server for the TLS scan's views (site, CLI, MCP): Node's TLS server (OpenSSL) in
+ * process on a free 127.0.216.x:443 (port 443 needs root, as in CI or a test's own namespace)
+ * with a test-CA certificate for `www.scan.test`, in the server's own order: TLS 1.3 with two
+ * suites, TLS 1.2 with three (ChaCha20 in the middle, not prioritised). What it offers is
+ * exported, so a test holds the scan's answer to the configuration rather than to a copy of it.
+ * In process, not an `openssl s_server`: a taken address is EADDRINUSE at once, so the parallel
+ * test files that each start one never share or steal one another's.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createServer, type Server } from 'node:tls';
 import { getTestPki } from './test-ca.js';
 
 export const SCAN_HOST = 'www.scan.test';
@@ -24,93 +22,46 @@ export const SCAN_SERVER_SUITES = {
   ],
 } as const;
 
-const ARGS = [
-  '-serverpref',
-  '-no_tls1',
-  '-no_tls1_1',
-  '-ciphersuites',
-  'TLS_AES_256_GCM_SHA384:TLS_AES_128_GCM_SHA256',
-  '-cipher',
-  'ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-ECDSA-AES128-GCM-SHA256',
-];
+/** Node takes TLS 1.3 suites in the same list, in order (OpenSSL's SSL_CTX_set_ciphersuites). */
+const CIPHERS = [
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_AES_128_GCM_SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+].join(':');
 
 export interface TlsScanServer {
   address: string;
   close(): Promise<void>;
 }
 
-/** Why the server cannot run here (no openssl), or undefined. */
-export function tlsScanServerUnavailable(): string | undefined {
-  const probe = spawnSync('openssl', ['version'], { encoding: 'utf8' });
-  return probe.status === 0 ? undefined : '`openssl` is not on PATH';
-}
-
-/** The server on the first free 127.0.0.x:443 from a per-process start; undefined without root or openssl. */
+/** The server on the first free 127.0.216.x:443 from a per-process start; undefined without root. */
 export async function startTlsScanServer(): Promise<TlsScanServer | undefined> {
-  if (tlsScanServerUnavailable()) return undefined;
   const pki = await getTestPki();
-  const dir = mkdtempSync(join(tmpdir(), 'netdiag-scan-'));
-  for (let i = 0; i < 20; i++) {
-    const address = `127.0.0.${10 + ((process.pid * 17 + 101 + i) % 240)}`;
+  for (let i = 0; i < 40; i++) {
+    // Its own /24: the fixture app's web and mail servers take 127.0.0.x, and port 25 there must stay theirs.
+    const address = `127.0.216.${10 + ((process.pid * 17 + 101 + i) % 240)}`;
     const cert = await pki.issue({ dnsNames: [SCAN_HOST], ips: [address] });
-    writeFileSync(join(dir, 'cert.pem'), cert.certPem);
-    writeFileSync(join(dir, 'key.pem'), cert.keyPem);
-    const child = spawn(
-      'openssl',
-      [
-        's_server',
-        '-accept',
-        `${address}:443`,
-        '-cert',
-        join(dir, 'cert.pem'),
-        '-key',
-        join(dir, 'key.pem'),
-        '-quiet',
-        ...ARGS,
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let output = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
+    const server: Server = createServer({
+      cert: cert.certPem,
+      key: cert.keyPem,
+      minVersion: 'TLSv1.2',
+      ciphers: CIPHERS,
+      honorCipherOrder: true,
     });
-    const exited = new Promise<false>((resolve) => child.once('exit', () => resolve(false)));
-    const up = await Promise.race([exited, listening(address)]);
-    if (up) {
-      return {
-        address,
-        close: async () => {
-          await stop(child);
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    }
-    // Permission denied: no root, no server. Address in use: the next one.
-    if (/Permission denied|errno=13/.test(output)) break;
-  }
-  rmSync(dir, { recursive: true, force: true });
-  return undefined;
-}
-
-async function listening(host: string): Promise<boolean> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host, port: 443 }, () => {
-        socket.destroy();
-        resolve(true);
+    server.on('secureConnection', (socket) => socket.end('HTTP/1.1 204 No Content\r\n\r\n'));
+    server.on('tlsClientError', () => {});
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(443, address, () => resolve());
       });
-      socket.once('error', () => resolve(false));
-    });
-    if (up) return true;
-    await new Promise((r) => setTimeout(r, 50));
+      return { address, close: () => new Promise((resolve) => server.close(() => resolve())) };
+    } catch (err) {
+      // Permission denied: no root, no server. Address in use: the next one.
+      if ((err as NodeJS.ErrnoException).code === 'EACCES') return undefined;
+    }
   }
-  return false;
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill();
-  });
+  return undefined;
 }

@@ -493,7 +493,7 @@ describe('netdiag tls-scan', () => {
     ).toEqual(SCAN_SERVER_SUITES['TLSv1.3']);
     expect(run.stdout).toMatch(/\nFeatures\n.*Secure renegotiation \(RFC 5746\) +yes\n/);
     expect(run.stdout).toMatch(
-      /\n\d+ handshakes of at most \d+, .+ to 127\.0\.0\.\d+ port 443\. Scanned \d{4}-\d\d-\d\d \d\d:\d\d UTC\.\n/,
+      /\n\d+ handshakes of at most \d+, .+ to 127\.0\.216\.\d+ port 443\. Scanned \d{4}-\d\d-\d\d \d\d:\d\d UTC\.\n/,
     );
     expect(run.stdout).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
   }, 120_000);
