@@ -21,6 +21,7 @@ const NEEDS_LOW_PORTS = [
   'test/integration/rdap-api.test.ts',
   'test/integration/tls-api.test.ts',
   'test/integration/tls-openssl-interop.test.ts',
+  'test/integration/tls-scan-api.test.ts',
   'test/unit/net/safe-http.test.ts',
   'test/unit/net/safe-tls.test.ts',
 ];
