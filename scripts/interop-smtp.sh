@@ -9,10 +9,12 @@
 # test/interop/mail-tls-postfix.test.ts, which probes both (and asks GET
 # /api/mail-tls about a domain whose MX is the first, with a fake DNS server)
 # and compares what netdiag saw with `openssl s_client -starttls smtp` and with
-# Postfix's own log. It accepts no mail: no local delivery, no relaying. The addresses can
+# Postfix's own log, and test/interop/tls-scan-postfix.test.ts, which scans both
+# with GET /api/tls-scan?service=smtp and tries every protocol and suite with s_client
+# to compare. It accepts no mail: no local delivery, no relaying. The addresses can
 # be moved with INTEROP_SMTP_ADDRESS and INTEROP_SMTP12_ADDRESS.
 #
-# Arguments replace the test file given to vitest (another file, a -t filter);
+# Arguments replace the test files given to vitest (mail-tls-postfix and tls-scan-postfix; another file, a -t filter);
 # INTEROP_SMTP_KEEP=1 keeps the temp dir (config, certificates, Postfix's log).
 #
 # Needs root (Postfix's master binds port 25 and drops to its own user),
@@ -130,10 +132,11 @@ for _ in $(seq 1 50); do
   sleep 0.2
 done
 
+[ $# -gt 0 ] || set -- test/interop/mail-tls-postfix.test.ts test/interop/tls-scan-postfix.test.ts
 NETDIAG_INTEROP_SMTP="$address" \
 NETDIAG_INTEROP_SMTP12="$address12" \
 NETDIAG_INTEROP_SMTP_NAME="$mx_name" \
 NETDIAG_INTEROP_SMTP_CA="$conf/ca.pem" \
 NETDIAG_INTEROP_SMTP_CHAIN="$conf/$mx_name.pem" \
 NETDIAG_INTEROP_SMTP_LOG="$work/postfix.log" \
-  npx vitest run "${@:-test/interop/mail-tls-postfix.test.ts}" || failed "the interop test failed"
+  npx vitest run "$@" || failed "the interop test failed"
