@@ -48,6 +48,13 @@ export interface LegacyScript {
   fallbackScsv?: boolean;
   /** The leaf's key; default RSA (RC4-SHA, 3DES and export suites are RSA key exchange). */
   keyType?: 'RSA' | 'ECDSA';
+  /**
+   * Speak TLS 1.3 too, as far as its ServerHello: suites and groups in the server's order.
+   * A group the client lists without a key share for it is asked for in a HelloRetryRequest
+   * (RFC 8446 §4.1.4) — how a server with the hybrid ML-KEM groups that Debian's OpenSSL 3.0
+   * lacks answers a scan.
+   */
+  tls13?: { suites: number[]; groups: number[] };
 }
 
 /** What one client offered, as the fake parsed it. */
@@ -74,7 +81,15 @@ const HANDSHAKE = 22;
 const ALERT = 21;
 const FALLBACK_SCSV = 0x5600;
 const RENEGOTIATION_SCSV = 0x00ff;
-const EXT = { supported_groups: 10, heartbeat: 15, supported_versions: 43, renegotiation_info: 0xff01 };
+const EXT = {
+  supported_groups: 10,
+  heartbeat: 15,
+  supported_versions: 43,
+  key_share: 51,
+  renegotiation_info: 0xff01,
+};
+/** SHA-256("HelloRetryRequest"), the random of a HelloRetryRequest (RFC 8446 §4.1.3). */
+const HRR_RANDOM = Buffer.from('cf21ad74e59a6111be1d8c021e65b891c2a211167abb8c5e079e09e2c8a8339c', 'hex');
 const VERSION_CODES: Record<LegacyVersion, number> = {
   SSLv3: PROTOCOL_VERSIONS.SSLv3,
   TLSv1: PROTOCOL_VERSIONS.TLSv1,
@@ -236,6 +251,9 @@ function answer(
     return respond('sslv2', sslv2ServerHello(certificate, common));
   }
 
+  if (script.tls13 && seen.supportedVersions?.includes(0x0304))
+    return tls13Answer(hello, seen, script.tls13, respond);
+
   // The version (RFC 8446 §4.2.1 with supported_versions; RFC 5246 App. E.1 without): the
   // highest both speak, or the client's legacy_version capped at the server's best.
   const spoken = script.versions.map((v) => VERSION_CODES[v]);
@@ -285,6 +303,44 @@ function answer(
     handshake(14, Buffer.alloc(0)),
   ]);
   return respond(protocolLabel(version), record(HANDSHAKE, version, flight));
+}
+
+/**
+ * TLS 1.3 (RFC 8446 §4.1.3): the server's first suite and group the client offers; a
+ * ServerHello with a key share (random bytes: nothing is ever derived from it) when the client
+ * sent a share for that group, else a HelloRetryRequest naming it.
+ */
+function tls13Answer(
+  hello: ParsedHello,
+  seen: SeenHello,
+  offer: NonNullable<LegacyScript['tls13']>,
+  respond: (what: string, reply?: Buffer) => { seen: SeenHello; reply?: Buffer },
+) {
+  const suite = offer.suites.find((code) => hello.suites.includes(code));
+  const group = offer.groups.find((code) => seen.supportedGroups?.includes(code));
+  if (suite === undefined || group === undefined) return respond('handshake_failure', alert(0x0303, 40));
+  const shares = hello.extensions.get(EXT.key_share);
+  const shared = new Set<number>();
+  for (let i = 2; shares && i + 4 <= shares.length; i += 4 + shares.readUInt16BE(i + 2))
+    shared.add(shares.readUInt16BE(i));
+  const retry = !shared.has(group);
+  const extensions = Buffer.concat([
+    extension(EXT.supported_versions, u16(0x0304)),
+    extension(EXT.key_share, retry ? u16(group) : Buffer.concat([u16(group), vec16(randomBytes(32))])),
+  ]);
+  const serverHello = Buffer.concat([
+    u16(0x0303),
+    retry ? HRR_RANDOM : randomBytes(32),
+    Buffer.from([32]),
+    randomBytes(32),
+    u16(suite),
+    Buffer.from([0]),
+    vec16(extensions),
+  ]);
+  return respond(
+    retry ? 'hello_retry_request' : 'TLSv1.3',
+    record(HANDSHAKE, 0x0303, handshake(2, serverHello)),
+  );
 }
 
 /** SERVER-HELLO (draft §2.6): no session hit, X.509 certificate, version 2, a fresh connection id. */

@@ -11,6 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer as createTlsServer } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +33,9 @@ import {
 } from '../fakes/tls-scan-peers.js';
 
 const NET = '127.0.214';
+/** OpenSSL 3.5 (Node 24) has the ML-KEM hybrids; 3.0 (Node 20, 22) does not. */
+const [major, minor] = process.versions.openssl.split('.').map(Number);
+const OPENSSL_HAS_MLKEM = major! * 100 + minor! >= 305;
 const PORT = 443;
 const openssl = opensslUnavailable();
 const gnutls = gnutlsUnavailable();
@@ -354,6 +358,34 @@ describe('GET /api/tls-scan against a scripted server of what OpenSSL no longer 
     expect(scan.grade).toBe('F');
   });
 
+  it('TLS 1.3 groups by HelloRetryRequest: the hybrid X25519MLKEM768 told without an ML-KEM share', async () => {
+    const address = `${NET}.43`;
+    const server = await startLegacyTlsServer(
+      { address, port: PORT },
+      {
+        versions: ['TLSv1.2'],
+        suites: [0xc02f],
+        serverPreference: true,
+        tls13: { suites: [0x1302, 0x1301], groups: [0x11ec, 0x001d, 0x0017] },
+      },
+    );
+    try {
+      const scan = await scanOf(address);
+      expect(scan.groups.map((g) => [g.name, g.kind])).toEqual([
+        ['X25519MLKEM768', 'hybrid_pq'],
+        ['x25519', 'ecdhe'],
+        ['secp256r1', 'ecdhe'],
+      ]);
+      expect(scan.groups[0]?.ncsc).toBe('good');
+      expect(codesOf(scan, 'TLSv1.3')).toEqual([0x1302, 0x1301]);
+      // The group enumeration's hellos carried no key share at all.
+      const probes = server.hellos.filter((h) => h.answer === 'hello_retry_request');
+      expect(probes.length).toBeGreaterThanOrEqual(3);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('is cached an hour, and concurrent requests for one target share one scan', async () => {
     const fresh = `${NET}.42`;
     const server = await startLegacyTlsServer(
@@ -377,6 +409,32 @@ describe('GET /api/tls-scan against a scripted server of what OpenSSL no longer 
     }
   });
 });
+
+describe.skipIf(!OPENSSL_HAS_MLKEM)(
+  'GET /api/tls-scan against OpenSSL 3.5 with the ML-KEM hybrid (Node 24)',
+  () => {
+    it('finds X25519MLKEM768 first, as the server prefers it, from a HelloRetryRequest', async () => {
+      const pki = await getTestPki();
+      const address = `${NET}.60`;
+      const server = createTlsServer({
+        cert: pki.server.certPem,
+        key: pki.server.keyPem,
+        minVersion: 'TLSv1.3',
+        ecdhCurve: 'X25519MLKEM768:X25519:P-256',
+        honorCipherOrder: true,
+      });
+      server.on('tlsClientError', () => {});
+      await new Promise<void>((resolve) => server.listen(PORT, address, resolve));
+      try {
+        const scan = await scanOf(address);
+        expect(scan.groups.map((g) => g.name)).toEqual(['X25519MLKEM768', 'x25519', 'secp256r1']);
+        expect(scan.protocols.filter((p) => p.offered).map((p) => p.name)).toEqual(['TLSv1.3']);
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
+  },
+);
 
 describe('GET /api/tls-scan: what is not a scan', () => {
   it('nothing listening is an answer (status error, stage connect), never cached', async () => {
