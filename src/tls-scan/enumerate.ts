@@ -13,6 +13,8 @@
  * offer would read that as the client's order winning — the false positive of
  * internet.nl's issues 683, 753 and 1734.
  */
+
+import { TargetError } from '../net/errors.js';
 import {
   type CipherSuite,
   FALLBACK_SCSV,
@@ -120,7 +122,14 @@ export async function enumerateProtocols(
     const offer = clientOrder(TABLE.get(protocol)!);
     const answer = await session.hello(helloFor(protocol, offer, alpn));
     const first = chosen(answer, protocol);
-    if (first === undefined) return;
+    if (first === undefined) {
+      // Silence is not a refusal: say that the verdict rests on a timeout.
+      if (answer.end === 'timeout')
+        notes.push(
+          `The ${protocol} hello got no answer within ${session.handshakeTimeoutMs} ms; ${protocol} is reported as not offered.`,
+        );
+      return;
+    }
     found.offered[protocol] = true;
     if (answer.reply.kind === 'server_hello' && protocol !== 'TLSv1.3') found.hellos[protocol] = answer.reply;
     await enumerateSuites(session, protocol, offer, first, alpn, found);
@@ -131,11 +140,13 @@ export async function enumerateProtocols(
     // An SSLv2 server lists every spec it shares with the client in one answer (SSLv2 draft §2.6).
     found.sslv2Specs = answer.reply.cipherSpecs;
   });
-  // The first probes decide whether the target can be scanned at all: their errors are the scan's.
+  // Every detection failing to connect means the target cannot be scanned: that error is the
+  // scan's. One failing among answers (a server limiting connections) is a gap, said in notes.
   const settled = await Promise.allSettled([...detect, sslv2]);
-  for (const result of settled) {
-    if (result.status === 'rejected' && !(result.reason instanceof ScanExhausted)) throw result.reason;
-  }
+  const failures = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  const unreached = failures.filter((err) => !(err instanceof ScanExhausted));
+  if (unreached.length === settled.length) throw unreached[0];
+  for (const err of unreached) noteFailure(notes, 'A protocol probe')(err);
   if (session.exhausted) notes.push(`Protocols and suites may be incomplete: ${session.exhausted.message}.`);
   return found;
 }
@@ -208,6 +219,7 @@ export interface GroupFindings {
 export async function enumerateGroups(
   session: ScanSession,
   protocols: ProtocolFindings,
+  notes: string[],
 ): Promise<GroupFindings> {
   const out: GroupFindings = { groups: [], dheBits: null, dheGroup: null };
   const tls13 = protocols.suites.get('TLSv1.3');
@@ -225,7 +237,7 @@ export async function enumerateGroups(
     if (!tls13 && ecdhe.length > 0) tasks.push(groups12(session, tls12, ecdhe, out));
     if (dhe.length > 0) tasks.push(dheSize(session, tls12, dhe, out));
   }
-  await Promise.all(tasks.map((t) => t.catch(rethrowUnlessExhausted)));
+  await Promise.all(tasks.map((t) => t.catch(noteFailure(notes, 'The group probes'))));
   return out;
 }
 
@@ -303,6 +315,7 @@ export interface HelloFeatures {
 export async function helloFeatures(
   session: ScanSession,
   protocols: ProtocolFindings,
+  notes: string[],
 ): Promise<HelloFeatures> {
   const out: HelloFeatures = { compression: null, heartbeat: null, fallbackScsv: null };
   const offered = TLS_VERSIONS.filter((p) => protocols.suites.has(p));
@@ -330,11 +343,24 @@ export async function helloFeatures(
       }),
     );
   }
-  await Promise.all(tasks.map((t) => t.catch(rethrowUnlessExhausted)));
+  await Promise.all(tasks.map((t) => t.catch(noteFailure(notes, 'The feature probes'))));
   return out;
 }
 
-/** A bound running out ends a part of the scan; anything else is the caller's to handle. */
-function rethrowUnlessExhausted(err: unknown): void {
-  if (!(err instanceof ScanExhausted)) throw err;
+/**
+ * A bound running out ends a part of the scan (the answer says so once, as incomplete); a
+ * connection the server refused or dropped mid-scan is a gap said in `notes`; anything else is
+ * a bug and is thrown.
+ */
+function noteFailure(notes: string[], what: string): (err: unknown) => void {
+  return (err) => {
+    if (err instanceof ScanExhausted) return;
+    if (err instanceof TargetError) {
+      notes.push(
+        `${what} could not reach the server (${err.message}); what they would have told is left out.`,
+      );
+      return;
+    }
+    throw err;
+  };
 }

@@ -67,6 +67,10 @@ export class ScanSession {
     return this.#opts.serverName;
   }
 
+  get handshakeTimeoutMs(): number {
+    return this.#opts.handshakeTimeoutMs;
+  }
+
   /** A TLS ClientHello (SNI added); `until: 'flight'` reads a TLS ≤ 1.2 server's whole first flight. */
   hello(opts: Omit<ClientHelloOptions, 'serverName'>, until: 'answer' | 'flight' = 'answer') {
     const serverName = this.#opts.serverName;

@@ -341,6 +341,10 @@ describe('GET /api/tls-scan against a scripted server of what OpenSSL no longer 
       expect.arrayContaining(['sslv3_offered', 'export_suites', 'rc4_suites', '3des_suites', 'compression']),
     );
     expect(scan.grade).toBe('F');
+    // Node's OpenSSL completes no handshake with it: no certificate, and the answer says why.
+    expect(scan.certificates).toEqual([]);
+    expect(scan.features.alpn).toBeNull();
+    expect(scan.notes.join(' ')).toMatch(/No certificate could be read: Node's OpenSSL completed no handshake/);
     expect(scan.ratings.mozilla.meets).toBeNull();
     expect(scan.ratings.ncsc.overall).toBe('insufficient');
     // Every connection the scan made reached the server, and the answer counts them all.

@@ -8,6 +8,7 @@
  */
 import type { Duplex } from 'node:stream';
 import type { AppContext } from '../../context.js';
+import { TargetError } from '../../net/errors.js';
 import type { ObservedHandshake } from '../../net/tls-handshake.js';
 import { checkStaple } from '../../tls-scan/ocsp.js';
 import { ScanExhausted, type ScanSession } from '../../tls-scan/session.js';
@@ -80,9 +81,10 @@ export async function scanCertificates(
           ...(target.beforeTls ? { beforeTls: target.beforeTls } : {}),
         }),
       )
+      // Each is a result: the key type not served, the budget or deadline spent, a refused connection.
       .catch((err: unknown) => {
-        if (err instanceof ScanExhausted || !(err instanceof Error)) throw err;
-        return err;
+        if (err instanceof ScanExhausted || err instanceof TargetError) return err;
+        throw err;
       });
   const sni = target.sni ?? undefined;
   const [typed, bare] = await Promise.all([
@@ -111,10 +113,20 @@ export async function scanCertificates(
     now,
   );
 
+  if (!first) {
+    const why =
+      typed.find((o): o is TargetError | ScanExhausted => o instanceof Error)?.message ??
+      'no handshake was made';
+    notes.push(
+      `No certificate could be read: Node's OpenSSL completed no handshake with the server (${why}); ` +
+        'it offers only protocols or suites OpenSSL no longer has, or refused every offer.',
+    );
+  }
+  // Unknown, not "none", when no complete handshake told.
   let alpn: string[] | null = null;
-  if (target.https) {
-    alpn = first?.alpn ? [first.alpn] : [];
-    if (first?.alpn === 'h2') {
+  if (target.https && first) {
+    alpn = first.alpn ? [first.alpn] : [];
+    if (first.alpn === 'h2') {
       const h1 = await observe({ servername: sni, alpn: ['http/1.1'] });
       if (!(h1 instanceof Error) && h1.alpn === 'http/1.1') alpn.push('http/1.1');
     }

@@ -161,8 +161,8 @@ async function scan(
     );
   }
   const [groups, hello, certs] = await Promise.all([
-    enumerateGroups(session, protocols),
-    helloFeatures(session, protocols),
+    enumerateGroups(session, protocols, notes),
+    helloFeatures(session, protocols, notes),
     scanCertificates(
       deps,
       session,
