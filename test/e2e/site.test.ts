@@ -440,7 +440,7 @@ describe.skipIf(!found || !hasShared)('the site in Chromium', () => {
       timeout: 90_000,
     }, async () => {
       if (!fx.scanHost) {
-        console.warn('e2e: TLS scan not rendered: its target needs openssl and port 443 (root)');
+        console.warn('e2e: TLS scan not rendered: its target needs port 443 (root)');
         return;
       }
       for (const viewport of [undefined, PHONE]) {

@@ -461,10 +461,10 @@ describe.skipIf(bindUnavailable !== undefined)('netdiag dnssec on a signed hiera
   }, 90_000);
 });
 
-// Issue 33: the TLS scan as a command, against openssl s_server in the server's own order.
+// Issue 33: the TLS scan as a command, against the fixtures' TLS server in its own order.
 describe('netdiag tls-scan', () => {
   it('the grade and the verdict sentence, the protocols, each protocol’s suites in the server’s order', async (t) => {
-    if (!fx.scanHost) t.skip('the scan target needs openssl and port 443 (root)');
+    if (!fx.scanHost) t.skip('the scan target needs port 443 (root)');
     const run = await netdiag(['tls-scan', fx.scanHost!]);
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.split('\n');
@@ -499,7 +499,7 @@ describe('netdiag tls-scan', () => {
   }, 120_000);
 
   it('--smtp scans port 25 (nothing listens there: the answer says so, exit 0); --json is the API body', async (t) => {
-    if (!fx.scanHost) t.skip('the scan target needs openssl and port 443 (root)');
+    if (!fx.scanHost) t.skip('the scan target needs port 443 (root)');
     const human = await netdiag(['tls-scan', '--smtp', fx.scanHost!]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/^www\.scan\.test \(SMTP with STARTTLS\) could not be scanned: .*port 25/);

@@ -158,7 +158,7 @@ describe('MCP tools for agent developers (issue 31 §5)', () => {
   );
 
   it('calls tls_scan with the target alone (https): the verdict sentence first, the scan as structured content', async (t) => {
-    if (!fx.scanHost) t.skip('the scan target needs openssl and port 443 (root)');
+    if (!fx.scanHost) t.skip('the scan target needs port 443 (root)');
     expect(tool('tls_scan').inputSchema.properties).toHaveProperty('service');
     const result = await call('tls_scan', { target: fx.scanHost });
     expect(result.isError, text(result)).toBeFalsy();
