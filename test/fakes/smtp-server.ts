@@ -14,14 +14,15 @@
  * (220, then closes instead of TLS), `stall-handshake` (220, then never
  * speaks TLS), `silent-after-tls` (completes TLS, then never answers),
  * `huge-replies` (a banner and EHLO replies of 199 lines of 4 000 octets each:
- * as much as a probe reads before it calls a reply garbage).
+ * as much as a probe reads before it calls a reply garbage). With `relay`, the
+ * bytes after STARTTLS go to another TLS server (the TLS scan's SMTP tests).
  *
  * A tarpit paces its replies besides: `replyDelayMs` holds each plaintext
  * reply (the banner included) that long, `trickleMs` sends it a byte at a time
  * at that interval (no idle timer ever fires). `mx.connections` counts the
  * connections open now and the most ever open at once.
  */
-import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
+import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import type { IssuedCert } from './test-ca.js';
 
@@ -74,6 +75,12 @@ export interface FakeSmtpOptions {
   host?: string;
   port?: number;
   hostname?: string;
+  /**
+   * After the 220 to STARTTLS, pipe the connection to this TLS server instead of upgrading
+   * in process: the TLS is then the relay's (an `openssl s_server` profile the TLS scan is
+   * held to). `cert` is not used then.
+   */
+  relay?: { host: string; port: number };
 }
 
 export async function startFakeSmtpServer(opts: FakeSmtpOptions): Promise<FakeSmtpServer> {
@@ -99,6 +106,9 @@ export async function startFakeSmtpServer(opts: FakeSmtpOptions): Promise<FakeSm
       state = 'gone';
     };
     socket.once('end', gone);
+    // A reset (the TLS scan ends each session with one) is an error, read in the same turn as
+    // the RST; 'close' waits for the handle to be released, past the next connection's count.
+    socket.once('error', gone);
     socket.once('close', gone);
     // Flowing, so the peer's FIN is read even where the fake reads nothing (`stall`).
     socket.resume();
@@ -184,6 +194,7 @@ export async function startFakeSmtpServer(opts: FakeSmtpOptions): Promise<FakeSm
             stream.off('data', onData);
             reply(`220 2.0.0 Ready to start TLS\r\n${fault === 'inject' ? '250 injected\r\n' : ''}`, () => {
               if (fault === 'stall-handshake') stream.resume();
+              else if (opts.relay) relay(stream as Socket, opts.relay);
               else upgrade(stream as Socket, session, gone);
             });
             return;
@@ -198,6 +209,18 @@ export async function startFakeSmtpServer(opts: FakeSmtpOptions): Promise<FakeSm
       }
     };
     stream.on('data', onData);
+  };
+
+  const relay = (socket: Socket, to: { host: string; port: number }) => {
+    const upstream = connect(to.port, to.host);
+    sockets.add(upstream);
+    upstream.on('error', () => socket.destroy());
+    upstream.once('close', () => {
+      sockets.delete(upstream);
+      socket.destroy();
+    });
+    socket.once('close', () => upstream.destroy());
+    socket.pipe(upstream).pipe(socket);
   };
 
   const upgrade = (socket: Socket, session: FakeSmtpSession, gone: () => void) => {

@@ -1,8 +1,8 @@
 /**
  * tcpExchange's prelude: SMTP's banner, EHLO and STARTTLS (net/smtp-starttls.ts's
- * negotiateStarttls) before the caller's bytes, against the SMTP front of
- * the tests, whose bytes after STARTTLS go to an echo server here: what the
- * exchange sends after the prelude must arrive there, and nothing of the SMTP
+ * negotiateStarttls) before the caller's bytes, against the fake mail server
+ * relaying what follows STARTTLS to an echo server here: what the exchange
+ * sends after the prelude must arrive there, and nothing of the SMTP
  * conversation may leak into what it reads.
  */
 import { createServer, type Server } from 'node:net';
@@ -10,12 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { negotiateStarttls } from '../../../src/net/smtp-starttls.js';
 import { tcpExchange } from '../../../src/net/tcp-exchange.js';
 import { hostsResolver } from '../../fakes/address-resolver.js';
-import { type SmtpFront, startSmtpFront } from '../../fakes/smtp-starttls-front.js';
+import { type FakeSmtpServer, startFakeSmtpServer } from '../../fakes/smtp-server.js';
+import { getTestPki } from '../../fakes/test-ca.js';
 
 let echo: Server;
-let echoPort: number;
-let front: SmtpFront;
-let bare: SmtpFront;
+let mx: FakeSmtpServer;
 
 beforeAll(async () => {
   echo = createServer((s) => {
@@ -23,29 +22,18 @@ beforeAll(async () => {
     s.on('data', (chunk) => s.write(Buffer.concat([Buffer.from('echo:'), chunk])));
   });
   await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
-  echoPort = (echo.address() as { port: number }).port;
-  front = await startSmtpFront({
-    address: '127.0.0.1',
-    port: 0,
-    backend: { host: '127.0.0.1', port: echoPort },
-  });
-  bare = await startSmtpFront({
-    address: '127.0.0.1',
-    port: 0,
-    backend: { host: '127.0.0.1', port: echoPort },
-    noStarttls: true,
-  });
+  const relay = { host: '127.0.0.1', port: (echo.address() as { port: number }).port };
+  mx = await startFakeSmtpServer({ cert: (await getTestPki()).server, relay });
 });
 afterAll(async () => {
-  await front.close();
-  await bare.close();
+  await mx.close();
   echo.close();
 });
 
-const viaSmtp = (target: SmtpFront) =>
+const viaSmtp = () =>
   tcpExchange('127.0.0.1', {
-    port: target.port,
-    allowedPorts: [target.port],
+    port: mx.port,
+    allowedPorts: [mx.port],
     resolver: hostsResolver({}),
     allowCidrs: ['127.0.0.0/8'],
     prelude: (socket, signal) =>
@@ -62,17 +50,19 @@ const viaSmtp = (target: SmtpFront) =>
 
 describe('tcpExchange with a prelude', () => {
   it('talks SMTP up to STARTTLS, then sends and reads only the exchange', async () => {
-    const x = await viaSmtp(front);
+    mx.set({});
+    const x = await viaSmtp();
     expect(x.end).toBe('done');
     expect(x.received.toString()).toBe('echo:hello');
-    expect(front.commands).toEqual(['EHLO SCAN.NETDIAG.TEST', 'STARTTLS']);
+    expect(mx.sessions.at(-1)?.commands).toEqual(['EHLO scan.netdiag.test', 'STARTTLS']);
   });
 
   it('rejects at the starttls stage when the server offers no STARTTLS, and sends nothing else', async () => {
-    await expect(viaSmtp(bare)).rejects.toMatchObject({
+    mx.set({ fault: 'no-starttls' });
+    await expect(viaSmtp()).rejects.toMatchObject({
       stage: 'starttls',
       message: expect.stringMatching(/STARTTLS is not offered/),
     });
-    expect(bare.commands).toEqual(['EHLO SCAN.NETDIAG.TEST', 'QUIT']);
+    expect(mx.sessions.at(-1)?.commands).toEqual(['EHLO scan.netdiag.test', 'QUIT']);
   });
 });
