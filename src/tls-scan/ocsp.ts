@@ -80,7 +80,8 @@ const ATTRIBUTES: Readonly<Record<string, string>> = {
   '0.9.2342.19200300.100.1.25': 'DC',
 };
 
-const NOT_STAPLED: OcspStapling = {
+/** What the answer says when no staple was sent. */
+export const NOT_STAPLED: OcspStapling = {
   stapled: false,
   status: null,
   reason: null,

@@ -3,6 +3,7 @@
  * OpenSSL or IANA name) with their NCSC class computed as the scan engine computes it, so a
  * fixture reads like the server configuration it stands for.
  */
+
 import type {
   ScanGroupName,
   ScannedCertificate,
@@ -13,6 +14,7 @@ import type {
 import { CIPHER_SUITES } from '../../../src/tls-scan/cipher-suites.js';
 import type { ScanFacts } from '../../../src/tls-scan/facts.js';
 import { ncscDheClass, ncscGroupClass, ncscSuiteClass } from '../../../src/tls-scan/ncsc.js';
+import { NOT_STAPLED } from '../../../src/tls-scan/ocsp.js';
 
 export function suite(protocol: ScanProtocol, name: string): ScannedSuite {
   const row = CIPHER_SUITES.find((s) => s.opensslName === name || s.name === name);
@@ -153,16 +155,7 @@ export function facts(input: FactsInput): ScanFacts {
     dhe: null,
     certificates: [certificate('ECDSA', 256)],
     without_sni: null,
-    ocsp_stapling: {
-      stapled: false,
-      status: null,
-      reason: null,
-      produced_at: null,
-      this_update: null,
-      next_update: null,
-      revoked_at: null,
-      responder: null,
-    },
+    ocsp_stapling: NOT_STAPLED,
     features: NO_FEATURES,
     handshakes: 20,
     handshake_budget: 150,
