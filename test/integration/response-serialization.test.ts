@@ -43,6 +43,7 @@ describe('response schemas', () => {
       'get /api/inspect 200/content/application/json/schema/properties/tls',
       'get /api/rdap 200/content/application/json/schema/properties/registry',
       'get /api/tls 200/content/application/json/schema/properties/tls',
+      'get /api/tls-scan 200/content/application/json/schema/properties/scan',
     ]);
     for (const union of unions)
       expect(union.discriminator, union.at).toMatchObject({ propertyName: expect.any(String) });
