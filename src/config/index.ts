@@ -101,6 +101,8 @@ export interface Config {
   readonly maxLiveProbes: number;
   /** SMTP sessions this process holds at once, counted among the live probes too. */
   readonly maxSmtpSessions: number;
+  /** The largest message POST /api/message takes, in bytes (larger: 413). */
+  readonly messageMaxBytes: number;
   /** The service's public origin (`https://netdiag.example`), as a browser serializes it. */
   readonly publicOrigin: string | undefined;
   /**
@@ -205,6 +207,7 @@ export const DEFAULTS = Object.freeze({
   // A mail-tls request needs at most 20 sessions (10 MX hosts, one IPv4 and one IPv6 each), most
   // two to four: 32 serve several at once, and is as many as a polite client opens to port 25.
   MAX_SMTP_SESSIONS: '32',
+  MESSAGE_MAX_BYTES: String(2 * 1024 * 1024),
   // Metrics describe the service to its operator: loopback unless the operator says otherwise.
   METRICS_HOST: '127.0.0.1',
 });
@@ -616,6 +619,7 @@ export function loadConfig(env: Env = process.env): Config {
     mcpAllowedOrigins: mcpOrigins(env, publicOrigin, port),
     maxLiveProbes,
     maxSmtpSessions,
+    messageMaxBytes: intInRange(env, 'MESSAGE_MAX_BYTES', DEFAULTS.MESSAGE_MAX_BYTES, 1024, 64 * 1024 * 1024),
   };
   return Object.freeze(config);
 }

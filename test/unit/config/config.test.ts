@@ -33,6 +33,7 @@ describe('loadConfig', () => {
     expect(config.rateLimitExpensive).toEqual({ points: 6, seconds: 60 });
     expect(config.maxLiveProbes).toBe(128);
     expect(config.maxSmtpSessions).toBe(32);
+    expect(config.messageMaxBytes).toBe(2 * 1024 * 1024);
     expect(config.sessionSecret.length).toBeGreaterThanOrEqual(32);
     expect(config.sessionSecretConfigured).toBe(false);
     expect(Object.isFrozen(config)).toBe(true);
@@ -75,6 +76,7 @@ describe('loadConfig', () => {
       RATE_LIMIT_EXPENSIVE: '10/10',
       MAX_LIVE_PROBES: '64',
       MAX_SMTP_SESSIONS: '8',
+      MESSAGE_MAX_BYTES: '65536',
     });
     expect(config.trustProxy).toEqual(['10.0.0.0/8', '192.168.0.1']);
     expect(config.dnsResolvers).toHaveLength(4);
@@ -90,6 +92,7 @@ describe('loadConfig', () => {
     expect(config.rateLimitGeneral).toEqual({ points: 100, seconds: 10 });
     expect(config.maxLiveProbes).toBe(64);
     expect(config.maxSmtpSessions).toBe(8);
+    expect(config.messageMaxBytes).toBe(65536);
   });
 
   it.each([
@@ -135,6 +138,8 @@ describe('loadConfig', () => {
     [{ MAX_LIVE_PROBES: '0' }, 'MAX_LIVE_PROBES'],
     [{ MAX_SMTP_SESSIONS: 'many' }, 'MAX_SMTP_SESSIONS'],
     [{ MAX_SMTP_SESSIONS: '200' }, 'MAX_SMTP_SESSIONS'],
+    [{ MESSAGE_MAX_BYTES: '100' }, 'MESSAGE_MAX_BYTES'],
+    [{ MESSAGE_MAX_BYTES: '2MiB' }, 'MESSAGE_MAX_BYTES'],
     [{ PUBLIC_ORIGIN: 'netdiag.example' }, 'PUBLIC_ORIGIN'],
     [{ PUBLIC_ORIGIN: 'ftp://netdiag.example' }, 'PUBLIC_ORIGIN'],
     [{ PUBLIC_ORIGIN: 'https://netdiag.example/app' }, 'PUBLIC_ORIGIN'],
