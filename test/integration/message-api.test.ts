@@ -191,36 +191,61 @@ describe('POST /api/message', () => {
   });
 });
 
-describe('POST /api/message over a socket: a message over MESSAGE_MAX_BYTES', () => {
-  it('is a 413 JSON answer the uploading client reads, decided from Content-Length', async () => {
-    const address = await app.listen({ host: '127.0.0.1', port: 0 });
-    const { port } = new URL(address);
-    const body = Buffer.alloc(1024 * 1024, 0x61);
-    const response = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), '127.0.0.1', () => {
-        socket.write(
-          `POST /api/message HTTP/1.1\r\nHost: x\r\nContent-Type: message/rfc822\r\nContent-Length: ${body.length}\r\n\r\n`,
-        );
-        // The whole upload, as fast as the socket takes it: the answer must still arrive.
-        socket.write(body);
-      });
-      let got = '';
-      socket.on('data', (c: Buffer) => {
-        got += c.toString();
-      });
-      socket.on('end', () => resolve(got));
-      socket.on('close', () => resolve(got));
-      socket.on('error', reject);
-      setTimeout(() => socket.end(), 3_000);
+/** Sends a request over a real socket, the body written as fast as it goes, and reads the whole answer. */
+function rawRequest(port: number, head: string, body: Buffer | Buffer[]): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(head);
+      for (const part of [body].flat()) socket.write(part);
     });
-    expect(response).toMatch(/^HTTP\/1\.1 413 /);
-    const json = JSON.parse(
-      response
-        .slice(response.indexOf('\r\n\r\n') + 4)
-        .trim()
-        .split('\r\n')
-        .pop() ?? '{}',
+    let got = '';
+    socket.on('data', (c: Buffer) => {
+      got += c.toString();
+    });
+    socket.on('end', () => resolve(got));
+    socket.on('close', () => resolve(got));
+    socket.on('error', reject);
+    setTimeout(() => socket.end(), 3_000);
+  });
+}
+
+const errorOf = (response: string) =>
+  JSON.parse(
+    response
+      .slice(response.indexOf('\r\n\r\n') + 4)
+      .trim()
+      .split('\r\n')
+      .find((l) => l.startsWith('{')) ?? '{}',
+  );
+
+describe('POST /api/message over a socket: a message over MESSAGE_MAX_BYTES', () => {
+  let port: number;
+  beforeAll(async () => {
+    port = Number(new URL(await app.listen({ host: '127.0.0.1', port: 0 })).port);
+  });
+
+  it('is a 413 JSON answer the uploading client reads, decided from Content-Length', async () => {
+    const body = Buffer.alloc(1024 * 1024, 0x61);
+    const response = await rawRequest(
+      port,
+      `POST /api/message HTTP/1.1\r\nHost: x\r\nContent-Type: message/rfc822\r\nContent-Length: ${body.length}\r\n\r\n`,
+      body,
     );
-    expect(json.error).toMatch(/larger than 65536 bytes \(MESSAGE_MAX_BYTES\)/);
+    expect(response).toMatch(/^HTTP\/1\.1 413 /);
+    expect(errorOf(response).error).toMatch(/larger than 65536 bytes \(MESSAGE_MAX_BYTES\)/);
+  });
+
+  it('is a 413 too without Content-Length, once a chunked body passes the cap', async () => {
+    const chunk = Buffer.alloc(16 * 1024, 0x62);
+    const chunks = Array.from({ length: 8 }, () =>
+      Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]),
+    );
+    chunks.push(Buffer.from('0\r\n\r\n'));
+    const response = await rawRequest(
+      port,
+      'POST /api/message HTTP/1.1\r\nHost: x\r\nContent-Type: message/rfc822\r\nTransfer-Encoding: chunked\r\n\r\n',
+      chunks,
+    );
+    expect(response).toMatch(/^HTTP\/1\.1 413 /);
   });
 });
