@@ -9,14 +9,13 @@
  * - `ams_fields_c_na` relies on an old draft's default canonicalization (relaxed/relaxed; RFC
  *   6376 §3.5's default is simple/simple) and `ams_fields_h_empty` on an empty h=, which RFC
  *   6376 §3.5 forbids: either result is accepted for them.
- * The YAML is read through its AST: four ids of "Arc Seal Fields" appear twice, with different
- * messages, and a plain mapping would keep only one of each (175 entries, 171 ids).
+ * The suite is read by test/fixtures/arc/suite.ts (the conformance test through the API reads it too).
  */
 
 import { describe, expect, it } from 'vitest';
-import { isMap, isScalar, parseAllDocuments, type YAMLMap } from 'yaml';
 import { authenticateMessage, type KeyResolver } from '../../../src/message/authenticate.js';
-import { hasShared, SHARED_ABSENT, sharedSuite } from '../../shared-data.js';
+import { loadArcSuite } from '../../fixtures/arc/suite.js';
+import { hasShared, SHARED_ABSENT } from '../../shared-data.js';
 
 interface Entry {
   scenario: string;
@@ -27,28 +26,15 @@ interface Entry {
 }
 
 function loadEntries(): Entry[] {
-  const out: Entry[] = [];
-  for (const doc of parseAllDocuments(sharedSuite('arc-draft-validation-tests.yml'), { uniqueKeys: false })) {
-    if (!('get' in doc)) continue;
-    const scenario = String(doc.get('description') ?? '').trim();
-    const txt = (doc.get('txt-records') as YAMLMap | undefined)?.toJSON() as
-      | Record<string, string>
-      | undefined;
-    const tests = doc.get('tests');
-    if (!isMap(tests)) continue;
-    for (const pair of tests.items) {
-      const name = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-      const t = (pair.value as YAMLMap).toJSON() as { message?: string; cv?: string | null };
-      out.push({
-        scenario,
-        name,
-        message: String(t.message ?? ''),
-        cv: String(t.cv ?? '').trim(),
-        txt: txt ?? {},
-      });
-    }
-  }
-  return out;
+  return loadArcSuite().flatMap((scenario) =>
+    scenario.tests.map((t) => ({
+      scenario: scenario.description,
+      name: t.name,
+      message: t.message,
+      cv: t.cv,
+      txt: scenario.txt,
+    })),
+  );
 }
 
 const RFC_OVERRIDES = new Map<string, string[]>([
