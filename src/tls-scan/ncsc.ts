@@ -233,11 +233,13 @@ export function rateNcsc(facts: ScanFacts): Ratings['ncsc'] {
   }
   // Newest first, as the answer lists suites.
   const judged = [...offered].reverse().map((name) => ({ name, items: judgeProtocol(facts, name) }));
-  const protocols = judged.map(({ name, items }) => ({ name, class: worstClass(items.map((i) => i.class)) }));
+  // Each version's own class (what a protocol list shows beside it); what it carries (suites,
+  // groups, DHE) counts in the overall class and the reasons, not in the version's.
+  const protocols = judged.map(({ name }) => ({ name, class: ncscProtocolClass(name) }));
   const reasons = judged.flatMap(({ items }) => items.filter((i) => i.class !== 'good').map((i) => i.reason));
   return {
     version: NCSC_VERSION,
-    overall: worstClass(protocols.map((p) => p.class)),
+    overall: worstClass(judged.flatMap(({ items }) => items.map((i) => i.class))),
     protocols,
     reasons,
   };

@@ -196,6 +196,9 @@ export const RatingsSchema = Type.Object(
         overall: NcscClassSchema,
         protocols: Type.Array(
           Type.Object({ name: ProtocolNameSchema, class: NcscClassSchema }, { additionalProperties: false }),
+          {
+            description: "Each offered version's own class (§3.3.1); `overall` counts what each carries too.",
+          },
         ),
         reasons: Type.Array(Type.String(), { description: 'What keeps the overall class from `good`.' }),
       },

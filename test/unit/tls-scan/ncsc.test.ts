@@ -138,7 +138,8 @@ describe('rateNcsc', () => {
     const r = rateNcsc(modernServer());
     expect(r.version).toBe(NCSC_VERSION);
     expect(r.overall).toBe('sufficient');
-    expect(r.protocols).toEqual([{ name: 'TLSv1.3', class: 'sufficient' }]);
+    // The version's own class; what it carries makes the overall class.
+    expect(r.protocols).toEqual([{ name: 'TLSv1.3', class: 'good' }]);
     expect(r.reasons.some((x) => x.includes('TLS_AES_128_GCM_SHA256') && x.includes('sufficient'))).toBe(
       true,
     );
@@ -154,11 +155,11 @@ describe('rateNcsc', () => {
     });
   });
 
-  it('rates each protocol by the worst it accepts, the whole by the worst protocol, newest first', () => {
+  it('rates each protocol by its version, the whole by the worst of everything offered, newest first', () => {
     const r = rateNcsc(oldServer());
     expect(r.overall).toBe('insufficient');
     expect(r.protocols.map((p) => p.name)).toEqual(['TLSv1.3', 'TLSv1.2', 'TLSv1.1', 'TLSv1']);
-    expect(r.protocols.find((p) => p.name === 'TLSv1.2')?.class).toBe('insufficient');
+    expect(r.protocols.map((p) => p.class)).toEqual(['good', 'sufficient', 'insufficient', 'insufficient']);
     expect(r.reasons.some((x) => x.startsWith('TLS 1.0 is insufficient'))).toBe(true);
     expect(r.reasons.some((x) => x.includes('TLS_RSA_WITH_3DES_EDE_CBC_SHA') && x.includes('3DES'))).toBe(
       true,
@@ -168,7 +169,7 @@ describe('rateNcsc', () => {
     ).toBe(true);
   });
 
-  it('takes DHE, compression and insecure renegotiation into the protocols that use them', () => {
+  it("takes DHE, compression and insecure renegotiation into the overall class, not the version's", () => {
     const f = facts({
       offered: ['TLSv1.2', 'TLSv1.3'],
       cipher_suites: [
@@ -179,19 +180,17 @@ describe('rateNcsc', () => {
       dhe: dhe(3072),
       features: GOOD_LEGACY_FEATURES,
     });
-    expect(rateNcsc(f).protocols).toEqual([
+    const versions = [
       { name: 'TLSv1.3', class: 'good' },
-      { name: 'TLSv1.2', class: 'phase_out' },
-    ]);
+      { name: 'TLSv1.2', class: 'sufficient' },
+    ];
+    expect(rateNcsc(f)).toMatchObject({ protocols: versions, overall: 'phase_out' });
     f.dhe = dhe(2048);
-    expect(rateNcsc(f).protocols[1]).toEqual({ name: 'TLSv1.2', class: 'insufficient' });
+    expect(rateNcsc(f)).toMatchObject({ protocols: versions, overall: 'insufficient' });
     expect(rateNcsc(f).reasons.some((x) => x.includes('2048-bit group is insufficient'))).toBe(true);
     f.dhe = dhe(3072);
     f.features = { ...GOOD_LEGACY_FEATURES, compression: true };
-    expect(rateNcsc(f).protocols).toEqual([
-      { name: 'TLSv1.3', class: 'good' },
-      { name: 'TLSv1.2', class: 'insufficient' },
-    ]);
+    expect(rateNcsc(f)).toMatchObject({ protocols: versions, overall: 'insufficient' });
     f.features = { ...GOOD_LEGACY_FEATURES, secure_renegotiation: false };
     expect(rateNcsc(f).reasons.some((x) => x.includes('RFC 5746'))).toBe(true);
   });
