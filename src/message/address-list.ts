@@ -26,7 +26,13 @@ export function headerFrom(fields: readonly HeaderField[]): FromAddress {
   const from = fields.filter((f) => f.key === 'from');
   const notes: string[] = [];
   if (from.length === 0) {
-    return { address: null, domain: null, name: null, addresses: [], notes: ['The message has no From field.'] };
+    return {
+      address: null,
+      domain: null,
+      name: null,
+      addresses: [],
+      notes: ['The message has no From field.'],
+    };
   }
   if (from.length > 1) {
     notes.push(
@@ -48,7 +54,13 @@ export function headerFrom(fields: readonly HeaderField[]): FromAddress {
   }
   const domain = domainOf(first.address);
   if (domain === null) notes.push(`The From address ${first.address} has no domain name.`);
-  return { address: first.address, domain, name: first.name, addresses: mailboxes.map((m) => m.address), notes };
+  return {
+    address: first.address,
+    domain,
+    name: first.name,
+    addresses: mailboxes.map((m) => m.address),
+    notes,
+  };
 }
 
 function domainOf(address: string): string | null {
@@ -96,7 +108,8 @@ function tokenize(value: string): { tokens: Token[]; comments: string[] } {
       space = true;
     } else if (c === '"') {
       let text = '';
-      for (i++; i < value.length && value[i] !== '"'; i++) text += value[i] === '\\' ? (value[++i] ?? '') : value[i];
+      for (i++; i < value.length && value[i] !== '"'; i++)
+        text += value[i] === '\\' ? (value[++i] ?? '') : value[i];
       i++;
       tokens.push({ kind: 'quoted', text, space });
       space = false;
@@ -205,9 +218,11 @@ export function decodeEncodedWords(text: string): string {
           enc.toUpperCase() === 'B'
             ? Buffer.from(data, 'base64')
             : Buffer.from(
-                data.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_, h: string) =>
-                  String.fromCharCode(Number.parseInt(h, 16)),
-                ),
+                data
+                  .replace(/_/g, ' ')
+                  .replace(/=([0-9A-Fa-f]{2})/g, (_, h: string) =>
+                    String.fromCharCode(Number.parseInt(h, 16)),
+                  ),
                 'latin1',
               );
         return new TextDecoder(charset.toLowerCase()).decode(bytes);

@@ -36,9 +36,10 @@ export function parseMailDate(text: string): string | null {
     );
   if (rfc) return build(rfc[3]!, rfc[2]!, rfc[1]!, rfc[4]!, rfc[5]!, rfc[6], rfc[7]);
   // asctime(): "Tue Jan  2 10:00:00 2024" (the day of week already gone), zone optional after the year.
-  const asc = /^([A-Za-z]{3}) (\d{1,2}) (\d{1,2}):(\d{2})(?::(\d{2}))? (\d{4})(?: ([+-]\d{4}|[A-Za-z]{1,5}))?/.exec(
-    clean.replace(/^[A-Za-z]{3} (?=[A-Za-z]{3} )/, ''),
-  );
+  const asc =
+    /^([A-Za-z]{3}) (\d{1,2}) (\d{1,2}):(\d{2})(?::(\d{2}))? (\d{4})(?: ([+-]\d{4}|[A-Za-z]{1,5}))?/.exec(
+      clean.replace(/^[A-Za-z]{3} (?=[A-Za-z]{3} )/, ''),
+    );
   if (asc) return build(asc[6]!, asc[1]!, asc[2]!, asc[3]!, asc[4]!, asc[5], asc[7]);
   return null;
 }

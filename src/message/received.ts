@@ -10,8 +10,8 @@ import { formatIpBytes, parseIpBytes } from '../net/address.js';
 import { parseMailDate } from './date.js';
 import type { HeaderField } from './headers.js';
 
-export type { ReceivedHop };
 export { type ReceivingHop, type ReceivingHopOptions, receivingHop } from './receiving-hop.js';
+export type { ReceivedHop };
 
 /** Every Received field, top (newest) first, each with its delay from the hop below it. */
 export function receivedHops(fields: readonly HeaderField[]): ReceivedHop[] {
@@ -20,7 +20,8 @@ export function receivedHops(fields: readonly HeaderField[]): ReceivedHop[] {
     const here = hops[i]!.time;
     const before = hops[i + 1]!.time;
     // Negative when the clocks disagree: kept as written, for the caller to say so.
-    if (here !== null && before !== null) hops[i]!.delay_seconds = (Date.parse(here) - Date.parse(before)) / 1000;
+    if (here !== null && before !== null)
+      hops[i]!.delay_seconds = (Date.parse(here) - Date.parse(before)) / 1000;
   }
   return hops;
 }

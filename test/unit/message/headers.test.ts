@@ -46,7 +46,11 @@ describe('parseMessage', () => {
   });
 
   it('keeps a CRLF message byte for byte, 8-bit octets included', () => {
-    const raw = Buffer.concat([Buffer.from('Subject: caf'), Buffer.from([0xc3, 0xa9]), Buffer.from('\r\n\r\nb\xff\r\n', 'latin1')]);
+    const raw = Buffer.concat([
+      Buffer.from('Subject: caf'),
+      Buffer.from([0xc3, 0xa9]),
+      Buffer.from('\r\n\r\nb\xff\r\n', 'latin1'),
+    ]);
     const m = parseMessage(raw);
     expect(m.normalized.equals(raw)).toBe(true);
     expect(m.fields[0]!.value).toBe('café');
@@ -122,7 +126,9 @@ describe('headerFrom', () => {
     expect(f.address).toBe('x@evil.example');
     expect(f.domain).toBe('evil.example');
     expect(f.name).toBe('ceo@bank.example');
-    expect(from('=?ISO-8859-1?B?SvZyZw==?= =?UTF-8?Q?_M=C3=BCller?= <j@example.com>').name).toBe('Jörg Müller');
+    expect(from('=?ISO-8859-1?B?SvZyZw==?= =?UTF-8?Q?_M=C3=BCller?= <j@example.com>').name).toBe(
+      'Jörg Müller',
+    );
   });
 
   it('notes several addresses and says when their domains differ', () => {
@@ -149,9 +155,11 @@ describe('headerFrom', () => {
 
 describe('address list and encoded-words', () => {
   it('reads groups among mailboxes', () => {
-    expect(parseAddressList('A <a@example.com>, Team: b@example.org, "C" <c@example.net>;, d@example.com').map((m) => m.address)).toEqual(
-      ['a@example.com', 'b@example.org', 'c@example.net', 'd@example.com'],
-    );
+    expect(
+      parseAddressList('A <a@example.com>, Team: b@example.org, "C" <c@example.net>;, d@example.com').map(
+        (m) => m.address,
+      ),
+    ).toEqual(['a@example.com', 'b@example.org', 'c@example.net', 'd@example.com']);
   });
 
   it('leaves an unknown charset or ordinary text alone', () => {

@@ -42,8 +42,15 @@ describe('parseReceived: MTA formats', () => {
   });
 
   it('Postfix from an unresolved IPv6 client, and a literal HELO', () => {
-    const h = hop('from [IPv6:2001:db8::1] (unknown [2001:DB8:0:0::1]) by mx.example.net (Postfix) with ESMTP id 1; 2 Jan 2024 10:00:00 -0500');
-    expect(h).toMatchObject({ from: '[IPv6:2001:db8::1]', from_address: '2001:db8::1', from_reverse: null, tls: null });
+    const h = hop(
+      'from [IPv6:2001:db8::1] (unknown [2001:DB8:0:0::1]) by mx.example.net (Postfix) with ESMTP id 1; 2 Jan 2024 10:00:00 -0500',
+    );
+    expect(h).toMatchObject({
+      from: '[IPv6:2001:db8::1]',
+      from_address: '2001:db8::1',
+      from_reverse: null,
+      tls: null,
+    });
     expect(h.time).toBe('2024-01-02T15:00:00Z');
   });
 
@@ -73,7 +80,11 @@ describe('parseReceived: MTA formats', () => {
   });
 
   it('Gmail internal hop: by an address, no from', () => {
-    expect(hop('by 2002:a05:6a10:a0d3:b0:5c4:5ac2:8ed6 with SMTP id x15csp123456pxu;        Tue, 2 Jan 2024 02:00:01 -0800 (PST)')).toMatchObject({
+    expect(
+      hop(
+        'by 2002:a05:6a10:a0d3:b0:5c4:5ac2:8ed6 with SMTP id x15csp123456pxu;        Tue, 2 Jan 2024 02:00:01 -0800 (PST)',
+      ),
+    ).toMatchObject({
       from: null,
       from_address: null,
       by: '2002:a05:6a10:a0d3:b0:5c4:5ac2:8ed6',
@@ -98,7 +109,11 @@ describe('parseReceived: MTA formats', () => {
       id: '15.20.7135.24',
       time: '2024-01-02T10:00:00Z',
     });
-    expect(hop('from SA1PR12MB5678.namprd12.prod.outlook.com (2603:10b6:806:22c::5) by CH3PR12MB1234.namprd12.prod.outlook.com with HTTPS; Tue, 2 Jan 2024 10:00:02 +0000')).toMatchObject({
+    expect(
+      hop(
+        'from SA1PR12MB5678.namprd12.prod.outlook.com (2603:10b6:806:22c::5) by CH3PR12MB1234.namprd12.prod.outlook.com with HTTPS; Tue, 2 Jan 2024 10:00:02 +0000',
+      ),
+    ).toMatchObject({
       from: 'SA1PR12MB5678.namprd12.prod.outlook.com',
       from_address: '2603:10b6:806:22c::5',
       with: 'HTTPS',
@@ -125,7 +140,11 @@ describe('parseReceived: MTA formats', () => {
   });
 
   it('Exim: HELO equal to the host name, an unresolved client, older TLS, a bounce', () => {
-    expect(hop('from mail.example.com ([192.0.2.9]) by mx.example.net with esmtp (Exim 4.92) (envelope-from <>) id 1a; 2 Jan 2024 10:00:00 +0000')).toMatchObject({
+    expect(
+      hop(
+        'from mail.example.com ([192.0.2.9]) by mx.example.net with esmtp (Exim 4.92) (envelope-from <>) id 1a; 2 Jan 2024 10:00:00 +0000',
+      ),
+    ).toMatchObject({
       from: 'mail.example.com',
       from_reverse: 'mail.example.com',
       from_address: '192.0.2.9',
@@ -133,14 +152,20 @@ describe('parseReceived: MTA formats', () => {
       tls: null,
     });
     expect(
-      hop('from [192.0.2.9] (port=50412 helo=client.example) by mx.example.net with esmtps (TLS1.2:ECDHE-RSA-AES256-GCM-SHA384:256) (Exim 4.89) id 1b; 2 Jan 2024 10:00:00 +0000'),
+      hop(
+        'from [192.0.2.9] (port=50412 helo=client.example) by mx.example.net with esmtps (TLS1.2:ECDHE-RSA-AES256-GCM-SHA384:256) (Exim 4.89) id 1b; 2 Jan 2024 10:00:00 +0000',
+      ),
     ).toMatchObject({
       from: 'client.example',
       from_address: '192.0.2.9',
       from_reverse: null,
       tls: { version: 'TLSv1.2', cipher: 'ECDHE-RSA-AES256-GCM-SHA384' },
     });
-    expect(hop('from user by host.example.net with local (Exim 4.96) (envelope-from <user@host.example.net>) id 1c; 2 Jan 2024 10:00:00 +0000')).toMatchObject({
+    expect(
+      hop(
+        'from user by host.example.net with local (Exim 4.96) (envelope-from <user@host.example.net>) id 1c; 2 Jan 2024 10:00:00 +0000',
+      ),
+    ).toMatchObject({
       from: 'user',
       from_address: null,
       with: 'local',
@@ -166,7 +191,11 @@ describe('parseReceived: MTA formats', () => {
   });
 
   it('RFC 5321 TCP-info with the address alone: the from clause is HELO, no reverse name', () => {
-    expect(hop('from client.example ([192.0.2.4]) by mx.example.net with ESMTPSA id 7; Tue, 2 Jan 2024 10:00:00 +0000')).toMatchObject({
+    expect(
+      hop(
+        'from client.example ([192.0.2.4]) by mx.example.net with ESMTPSA id 7; Tue, 2 Jan 2024 10:00:00 +0000',
+      ),
+    ).toMatchObject({
       from: 'client.example',
       from_address: '192.0.2.4',
       from_reverse: null,
@@ -176,22 +205,49 @@ describe('parseReceived: MTA formats', () => {
   });
 
   it('qmail and OpenSMTPD', () => {
-    expect(hop('from unknown (HELO mail.example.com) (192.0.2.5) by mx.example.net with SMTP; 2 Jan 2024 10:00:00 -0000')).toMatchObject({
+    expect(
+      hop(
+        'from unknown (HELO mail.example.com) (192.0.2.5) by mx.example.net with SMTP; 2 Jan 2024 10:00:00 -0000',
+      ),
+    ).toMatchObject({
       from: 'mail.example.com',
       from_address: '192.0.2.5',
       from_reverse: null,
     });
-    expect(hop('(qmail 12345 invoked by uid 89); 2 Jan 2024 10:00:00 -0000')).toMatchObject({ from: null, by: null, time: '2024-01-02T10:00:00Z' });
+    expect(hop('(qmail 12345 invoked by uid 89); 2 Jan 2024 10:00:00 -0000')).toMatchObject({
+      from: null,
+      by: null,
+      time: '2024-01-02T10:00:00Z',
+    });
     expect(
-      hop('from mail.example.com (mail.example.com [192.0.2.6]) by mx.example.net (OpenSMTPD) with ESMTPS id 1a2b3c4d (TLSv1.3:TLS_AES_256_GCM_SHA384:256:NO) for <rcpt@example.net>; Tue, 2 Jan 2024 10:00:00 +0000 (UTC)'),
-    ).toMatchObject({ from_reverse: 'mail.example.com', tls: { version: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384' } });
+      hop(
+        'from mail.example.com (mail.example.com [192.0.2.6]) by mx.example.net (OpenSMTPD) with ESMTPS id 1a2b3c4d (TLSv1.3:TLS_AES_256_GCM_SHA384:256:NO) for <rcpt@example.net>; Tue, 2 Jan 2024 10:00:00 +0000 (UTC)',
+      ),
+    ).toMatchObject({
+      from_reverse: 'mail.example.com',
+      tls: { version: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384' },
+    });
   });
 
   it('never throws on malformed values; what it cannot read is null', () => {
-    for (const junk of ['', ';', '((((', 'from', 'from (unclosed [192.0.2.1', 'by ; ;;', 'from x (y [999.1.1.1]) by z; not a date', ')))(']) {
+    for (const junk of [
+      '',
+      ';',
+      '((((',
+      'from',
+      'from (unclosed [192.0.2.1',
+      'by ; ;;',
+      'from x (y [999.1.1.1]) by z; not a date',
+      ')))(',
+    ]) {
       expect(() => hop(junk)).not.toThrow();
     }
-    expect(hop('from x (y [999.1.1.1]) by z; not a date')).toMatchObject({ from: 'x', from_address: null, by: 'z', time: null });
+    expect(hop('from x (y [999.1.1.1]) by z; not a date')).toMatchObject({
+      from: 'x',
+      from_address: null,
+      by: 'z',
+      time: null,
+    });
     expect(hop('from x (y [192.0.2.1]) by z')).toMatchObject({ from_address: '192.0.2.1', time: null });
   });
 });
@@ -232,5 +288,55 @@ describe('parseMailDate', () => {
     ['yesterday', null],
   ])('%s → %s', (text, iso) => {
     expect(parseMailDate(text)).toBe(iso);
+  });
+});
+
+describe('parsers on arbitrary text', () => {
+  it('end and never throw', async () => {
+    const fc = (await import('fast-check')).default;
+    const { parseAuthenticationResults } = await import('../../../src/message/authentication-results.js');
+    const { headerFrom } = await import('../../../src/message/headers.js');
+    const pieces = fc.constantFrom(
+      '(',
+      ')',
+      '[',
+      ']',
+      '<',
+      '>',
+      ';',
+      '=',
+      '"',
+      '\\',
+      ':',
+      ',',
+      '@',
+      ' ',
+      '\r\n',
+      '\n',
+      'from',
+      'by',
+      'with',
+      'id',
+      'for',
+      'i=1',
+      'a',
+      '192.0.2.1',
+      '=?utf-8?B?w6k=?=',
+      'TLS1_2',
+    );
+    fc.assert(
+      fc.property(
+        fc.array(pieces, { maxLength: 40 }).map((a) => a.join('')),
+        (text) => {
+          parseReceived(text, 0);
+          parseMailDate(text);
+          parseAuthenticationResults(text, true);
+          const m = parseMessage(`From: ${text}\r\nReceived: ${text}\r\n\r\n`);
+          headerFrom(m.fields);
+          receivedHops(m.fields);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
