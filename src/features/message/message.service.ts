@@ -12,7 +12,7 @@ import type { AppContext } from '../../context.js';
 import { authenticateMessage, type KeyResolver } from '../../message/authenticate.js';
 import { disagreements, trustAuthenticationResults } from '../../message/authentication-results.js';
 import { headerFrom, parseMessage } from '../../message/headers.js';
-import { parseReceivedHeaders, receivingHop } from '../../message/received.js';
+import { receivedHops, receivingHop } from '../../message/received.js';
 import type { DnssecDeps } from '../dnssec/dnssec.service.js';
 import { dnssecValidator, RequestVerdicts } from '../dnssec/verdicts.js';
 import { evaluateDmarc } from '../email/dmarc.js';
@@ -55,10 +55,12 @@ export async function analyzeMessage(
   });
   notes.push(...auth.notes);
 
-  const hops = parseReceivedHeaders(parsed.fields);
-  const receiving = receivingHop(hops);
+  const hops = receivedHops(parsed.fields);
+  const receiving = receivingHop(hops, given.ip !== undefined ? { ip: given.ip } : {});
   const envelope = envelopeOf(given, receiving, parsed.fields);
-  const from = headerFrom(parsed.fields);
+  const sender = headerFrom(parsed.fields);
+  const from = { address: sender.address, domain: sender.domain };
+  notes.push(...parsed.notes, ...sender.notes);
 
   const spf = envelope.ip
     ? await checkSpf(
@@ -162,7 +164,7 @@ function envelopeOf(
       why: 'The request named the connecting address.',
     };
   }
-  if (receiving) {
+  if (receiving.index !== null) {
     return {
       ip: receiving.ip,
       helo: given.helo ?? receiving.helo,
