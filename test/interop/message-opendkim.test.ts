@@ -295,6 +295,11 @@ describe.skipIf(!enabled)('POST /api/message on a message OpenDKIM signed behind
       body_hash: 'mismatch',
     });
     expect(a.dkim[0]!.reason).toMatch(/body/i);
+    // The key is fetched before the hashes are compared (RFC 6376 §6.1.2-6.1.3), and every
+    // signature's key lookup is in the answer (issue 34).
+    expect(a.dns_lookups).toContainEqual(
+      expect.objectContaining({ name: KEY_NAME, type: 'TXT', result: 'answer' }),
+    );
   });
 
   it('netdiag: the copy with a signed header changed fails, its body hash still matching', async () => {
