@@ -111,14 +111,7 @@ describe('POST /api/message', () => {
     const res = await post(signed);
     expect(res.statusCode, res.body).toBe(200);
     const a = res.json();
-    expect(
-      a.verdict.status,
-      JSON.stringify(
-        { dkim: a.dkim, dmarc: a.dmarc, spf: a.spf?.result, env: a.envelope, notes: a.notes },
-        null,
-        1,
-      ),
-    ).toBe('authenticated');
+    expect(a.verdict.status).toBe('authenticated');
     expect(a.dkim).toHaveLength(1);
     expect(a.dkim[0]).toMatchObject({
       domain: DOMAIN,
