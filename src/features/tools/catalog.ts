@@ -137,12 +137,11 @@ const LIST = [
     method: 'POST',
     path: '/api/message',
     description:
-      'Judges one e-mail message (the raw RFC 5322 text, or its headers alone): verifies each DKIM ' +
-      'signature and the ARC chain itself, checks SPF for the connecting address (`ip`, `helo`, ' +
-      "`mail_from`, or read from the receiving side's Received header) and applies the From domain's " +
-      'DMARC policy, with the Received hops and their delays and whether the message’s own ' +
-      'Authentication-Results can be trusted. Use it for "did this mail really come from who it says?"; ' +
-      'email_security audits a domain instead.',
+      'Judges one e-mail message (raw RFC 5322 text, or its headers alone): verifies each DKIM ' +
+      'signature and the ARC chain, checks SPF for the connecting `ip` (else read from the Received ' +
+      "headers) and the From domain's DMARC, with the hops and their delays and whether the message's " +
+      'own Authentication-Results can be trusted. Use it for "did this mail come from who it says?"; ' +
+      'email_security audits a domain.',
   },
   {
     name: 'inspect_host',
