@@ -126,7 +126,7 @@ describe('netdiag message', () => {
     const remote = await netdiag(['--api', app.url, 'message', ...WHO, '--json'], MESSAGE);
     expect(local.code, local.stderr).toBe(0);
     expect(remote.code, remote.stderr).toBe(0);
-    const rest = await (
+    const rest = (await (
       await fetch(`${app.url}/api/message`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -137,7 +137,7 @@ describe('netdiag message', () => {
           mail_from: 'alice@sender.test',
         }),
       })
-    ).json();
+    ).json()) as Record<string, unknown>;
     const withoutTimes = (b: Record<string, unknown>) => {
       const { analyzed_at: _a, ...rest } = b;
       const spf = rest.spf as Record<string, unknown> | null;
