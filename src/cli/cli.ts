@@ -5,7 +5,8 @@
  * uses) above its renderer's tables, or with --json the API's JSON body alone.
  */
 import { readFileSync } from 'node:fs';
-import { errorText } from '../features/tools/call-route.js';
+import { readFile } from 'node:fs/promises';
+import { errorText, type RawBody } from '../features/tools/call-route.js';
 import { type ToolSpec, toolForCommand } from '../features/tools/catalog.js';
 import { type Answer, EXIT, exitStatus } from './answer.js';
 import { type GlobalFlags, type Invocation, parseCommandLine, UsageError } from './args.js';
@@ -19,6 +20,8 @@ export interface Io {
   stdout: ProgressTarget;
   stderr: ProgressTarget;
   env: Readonly<Record<string, string | undefined>>;
+  /** What `netdiag message` reads without a FILE. */
+  stdin?: AsyncIterable<Uint8Array | string> & { isTTY?: boolean };
 }
 
 /** What main() leaves running: nothing (exit with the status), or a server that exits by itself. */
@@ -82,22 +85,66 @@ function humanText(tool: ToolSpec, answer: unknown, style: Style): string {
   return `${lines.join('\n')}\n`;
 }
 
+interface FileBody {
+  /** The arguments left for the query. */
+  args: Record<string, unknown>;
+  raw: RawBody;
+  /** What the progress line names: the file, or standard input. */
+  label: string;
+}
+
+/** A command whose parameter is a file (`netdiag message`): its bytes, or standard input's. */
+async function readFileBody(
+  command: string,
+  spec: ReturnType<typeof commandSpec>,
+  args: Record<string, unknown>,
+  io: Io,
+): Promise<FileBody | undefined> {
+  if (!spec.file) return undefined;
+  const { [spec.file.param]: path, ...rest } = args;
+  if (Array.isArray(path)) throw new UsageError(`${spec.file.param} given twice`, command);
+  let bytes: Buffer;
+  if (typeof path === 'string' && path !== '-') {
+    try {
+      bytes = await readFile(path);
+    } catch (err) {
+      throw new UsageError(`cannot read ${path}: ${(err as Error).message}`, command);
+    }
+  } else {
+    if (!io.stdin || io.stdin.isTTY)
+      throw new UsageError(
+        'give a FILE, or the message on standard input (netdiag message < mail.eml)',
+        command,
+      );
+    const chunks: Buffer[] = [];
+    for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk));
+    bytes = Buffer.concat(chunks);
+  }
+  const label = typeof path === 'string' && path !== '-' ? path : 'standard input';
+  return { args: rest, raw: { bytes, contentType: spec.file.contentType }, label };
+}
+
 async function lookup(
   tool: ToolSpec,
-  args: Record<string, unknown>,
+  given: Record<string, unknown>,
   flags: GlobalFlags,
   io: Io,
   signal: AbortSignal,
 ): Promise<Answer> {
   const spec = commandSpec(tool);
-  const progress = startProgress(io.stderr, `${tool.title}: ${Object.values(args)[0] ?? ''}…`, {
+  const file = await readFileBody(tool.command, spec, given, io);
+  const args = file?.args ?? given;
+  const raw = file?.raw;
+  // Never the message itself: its name, or the first argument of any other command.
+  const what = file ? file.label : (Object.values(args)[0] ?? '');
+  const progress = startProgress(io.stderr, `${tool.title}: ${what}…`, {
     delayMs: spec.slow ? 0 : PROGRESS_AFTER_MS,
   });
   const agent = userAgent(packageVersion());
   try {
     if (flags.api !== undefined) {
       const { apiBase, askRemote } = await import('./remote.js');
-      return await askRemote(apiBase(flags.api), tool, args, agent, signal);
+      return await askRemote(apiBase(flags.api), tool, args, agent, signal, raw);
     }
     // Loaded only here: --help, --version and --api never pay for the app.
     const { askLocal, localCaller, openLocalApp, relayListsSettled } = await import('./local.js');
@@ -112,7 +159,7 @@ async function lookup(
           progress.say(`${tool.title}…`);
         }
       }
-      return await askLocal(local, tool, args, localCaller(agent));
+      return await askLocal(local, tool, args, localCaller(agent), raw);
     } finally {
       // Cancels what the app started in the background (a relay-list download, timers).
       await local.close();

@@ -28,6 +28,11 @@ export interface CommandSpec {
    * words people type, where the parameter itself is an enumeration of two.
    */
   switches?: Readonly<Record<string, { param: string; value: string }>>;
+  /**
+   * The parameter whose value is a file's bytes (standard input without one, or `-`), sent as the
+   * route's raw body with this content type; the other parameters go in the query.
+   */
+  file?: { param: string; contentType: string };
   /** At least one of these options must be given: what is missing without them, and the names. */
   oneOf?: { missing: string; options: readonly string[] };
   example: string;
@@ -94,6 +99,13 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     switches: { smtp: { param: 'service', value: 'smtp' } },
     example: 'netdiag tls-scan example.com --smtp',
     slow: true,
+  },
+  message: {
+    feature: 'message',
+    positionals: [{ param: 'message', label: 'FILE', optional: true }],
+    options: { ip: 'address', helo: 'name', 'mail-from': 'address' },
+    file: { param: 'message', contentType: 'message/rfc822' },
+    example: 'netdiag message < mail.eml',
   },
   inspect: {
     feature: 'inspect',
@@ -207,6 +219,14 @@ export function commandHelp(tool: ToolSpec): string {
     `Example: ${spec.example}`,
     ...(spec.oneOf
       ? ['', `At least one of ${spec.oneOf.options.map((o) => `--${o}`).join(', ')}: ${spec.oneOf.missing}.`]
+      : []),
+    ...(spec.file
+      ? [
+          '',
+          'Reads the message (RFC 5322: headers and body, or the headers alone) from FILE, or from standard',
+          'input without one (or with -). --ip, --helo and --mail-from say who connected to the receiving',
+          "server; without them the receiving side's Received header is read.",
+        ]
       : []),
     ...(tool.command === 'rdap'
       ? ['', 'The type is inferred: an IP address or CIDR is ip, anything else domain.']

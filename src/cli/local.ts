@@ -19,7 +19,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { type BuildOptions, buildApp } from '../app.js';
 import { ConfigError, loadConfig } from '../config/index.js';
-import { type Caller, callRoute } from '../features/tools/call-route.js';
+import { type Caller, callRoute, type RawBody } from '../features/tools/call-route.js';
 import { type ToolSpec, toolDefinitions } from '../features/tools/catalog.js';
 import { createLogger } from '../logger.js';
 import type { Answer } from './answer.js';
@@ -85,6 +85,7 @@ export async function askLocal(
   tool: ToolSpec,
   args: Record<string, unknown>,
   caller: Caller,
+  raw?: RawBody,
 ): Promise<Answer> {
   if (!toolDefinitions(local.app).some((d) => d.spec.name === tool.name)) {
     return {
@@ -95,6 +96,6 @@ export async function askLocal(
       retryAfter: null,
     };
   }
-  const { status, body, retryAfter } = await callRoute(local.app, tool, args, caller);
+  const { status, body, retryAfter } = await callRoute(local.app, tool, args, caller, raw);
   return { status, body, retryAfter };
 }

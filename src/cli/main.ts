@@ -15,7 +15,7 @@ async function flushed(stream: NodeJS.WriteStream): Promise<void> {
 try {
   const outcome = await main(
     process.argv.slice(2),
-    { stdout: process.stdout, stderr: process.stderr, env: process.env },
+    { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin },
     abort.signal,
   );
   if ('exit' in outcome) {

@@ -3,7 +3,7 @@
  * netdiag/client: the same routes over HTTP, answered under that instance's limits and gate.
  */
 import { createNetdiagClient } from '../client/index.js';
-import { queryOf } from '../features/tools/call-route.js';
+import { queryOf, type RawBody } from '../features/tools/call-route.js';
 import type { ToolSpec } from '../features/tools/catalog.js';
 import type { Answer } from './answer.js';
 import { UsageError } from './args.js';
@@ -27,9 +27,13 @@ export async function askRemote(
   args: Record<string, unknown>,
   userAgent: string,
   signal: AbortSignal,
+  raw?: RawBody,
 ): Promise<Answer> {
   const client = createNetdiagClient({ baseUrl, headers: { 'user-agent': userAgent } });
-  const input = tool.method === 'GET' ? { query: queryOf(args), signal } : { body: args, signal };
+  const input =
+    tool.method === 'GET' || raw
+      ? { query: queryOf(args), signal, ...(raw ? { raw } : {}) }
+      : { body: args, signal };
   const { status, body, retryAfter } = await client.call(tool.method, tool.path, input);
   return { status, body, retryAfter };
 }

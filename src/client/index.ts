@@ -76,6 +76,13 @@ export interface CallInput {
   query?: Record<string, string | string[]>;
   /** Sent as JSON. */
   body?: unknown;
+  /**
+   * Sent as it is, with this content type, instead of `body`: a route that takes a raw body
+   * (POST /api/message: the message as message/rfc822 or text/plain, its other parameters in
+   * `query`). A message is bytes, and JSON would both escape it past the route's size limit and
+   * lose what is not UTF-8.
+   */
+  raw?: { bytes: Uint8Array | string; contentType: string };
   signal?: AbortSignal;
 }
 
@@ -132,7 +139,13 @@ export function createNetdiagClient(opts: NetdiagClientOptions): NetdiagClient {
     try {
       const { data, error, response } = await request(method, path, {
         params: { query: input.query },
-        body: input.body,
+        ...(input.raw
+          ? {
+              body: input.raw.bytes,
+              bodySerializer: (bytes: Uint8Array | string) => bytes,
+              headers: { 'content-type': input.raw.contentType },
+            }
+          : { body: input.body }),
         signal: input.signal,
         parseAs: 'text',
       });

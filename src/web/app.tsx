@@ -24,15 +24,26 @@ import {
   stateSearch,
 } from './state';
 import { parseTarget, type Target } from './target';
-import { type Part, TOOLS, type Tool, toolById, toolFor } from './tools';
+import {
+  EMPTY_MESSAGE,
+  messagePart,
+  type Part,
+  type PastedMessage,
+  TOOLS,
+  type Tool,
+  toolById,
+  toolFor,
+} from './tools';
 import { ChallengePanel } from './ui/challenge-panel';
+import { MessageForm } from './ui/message-form';
 import { ResultCard } from './ui/result-card';
 import { SpfOptions } from './ui/spf-options';
 import { usePublished } from './ui/use-published';
 
 /** What the page keeps about a lookup besides its parts. */
 export interface LookupInfo {
-  target: Target;
+  /** Null for the message tool, which takes a pasted message instead. */
+  target: Target | null;
   tool: Tool;
 }
 
@@ -94,11 +105,10 @@ function Intro({ onExample }: { onExample: (state: PageState) => void }) {
 function announcement(lookup: PageLookup | null): string {
   if (!lookup) return '';
   const { target, tool } = lookup.info;
-  if (lookup.parts.some((p) => p.outcome === undefined)) return `Looking up ${target.host}…`;
+  const what = target?.host ?? 'the message';
+  if (lookup.parts.some((p) => p.outcome === undefined)) return `Looking up ${what}…`;
   const failed = lookup.parts.filter((p) => p.outcome && !p.outcome.ok).length;
-  return failed
-    ? `${tool.label} lookup for ${target.host}: ${failed} failed`
-    : `${tool.label} results for ${target.host}`;
+  return failed ? `${tool.label} lookup for ${what}: ${failed} failed` : `${tool.label} results for ${what}`;
 }
 
 export function App({ challenge, lookups, pageHistory }: AppProps) {
@@ -107,6 +117,8 @@ export function App({ challenge, lookups, pageHistory }: AppProps) {
   const lookup = usePublished(lookups, lookups.current);
   const challengeView = usePublished(challenge, challenge.view);
   const [myIp, setMyIp] = useState<Outcome<MyIpResult> | null>(null);
+  // The pasted message lives here only: not in PageState, so never in the URL or the history.
+  const [pasted, setPasted] = useState<PastedMessage>(EMPTY_MESSAGE);
 
   const start = useCallback(
     (next: PageState, nav: Navigation) => {
@@ -148,11 +160,25 @@ export function App({ challenge, lookups, pageHistory }: AppProps) {
   const target = parseTarget(input);
   const current: ToolId = state.tool ?? (target?.kind === 'ip' ? 'ip' : 'dns');
 
+  const checkMessage = (nav: Navigation) => {
+    const tool = toolById('message');
+    // The address bar says which tool, nothing of what was pasted.
+    const next: PageState = { ...state, tool: tool.id };
+    setState(next);
+    pageHistory.record(next, nav);
+    document.title = `${tool.label} · netdiag`;
+    lookups.start({ target: null, tool }, [messagePart(pasted)], { reuse: false });
+  };
   const submit = (e: Event) => {
     e.preventDefault();
-    start({ ...state, q: input }, 'push');
+    if (current === 'message') checkMessage('push');
+    else start({ ...state, q: input }, 'push');
   };
   const pickTool = (id: ToolId) => {
+    if (toolById(id).paste) {
+      setState({ ...state, tool: id });
+      return;
+    }
     const ready = toolById(id).ready?.(state) ?? true;
     if (target && ready) start({ ...state, q: input, tool: id }, 'push');
     else {
@@ -198,51 +224,57 @@ export function App({ challenge, lookups, pageHistory }: AppProps) {
       <main class="wrap">
         <search>
           <form class="card search" onSubmit={submit}>
-            <label for="q" class="label">
-              Domain, hostname, URL or IP address
-            </label>
-            <div class="searchbar">
-              <input
-                id="q"
-                name="q"
-                type="text"
-                required
-                inputMode="url"
-                autoComplete="off"
-                autoCapitalize="off"
-                spellcheck={false}
-                placeholder="example.com"
-                value={input}
-                onInput={(e) => setInput(e.currentTarget.value)}
-                aria-describedby="q-hint"
-              />
-              <button type="submit" class="primary">
-                Look up
-              </button>
-            </div>
-            <p id="q-hint" class="hint">
-              {target?.derivedFrom ? (
-                <>
-                  Looking up <strong class="mono">{target.host}</strong>{' '}
-                  {
-                    {
-                      url: '(the host of the URL)',
-                      email: '(the domain of the address)',
-                      'host-and-path': '(the host, without the path)',
-                      'host-and-port': '(the host, without the port)',
-                    }[target.derivedFrom]
-                  }
-                </>
-              ) : target?.kind === 'ip' ? (
-                'An IP address: geolocation & relay check, RDAP, reverse DNS (PTR), inspect and the SPF check apply.'
-              ) : (
-                'A URL is reduced to its host; an IP address offers the IP tools.'
-              )}
-            </p>
+            {current === 'message' ? (
+              <MessageForm value={pasted} onChange={setPasted} />
+            ) : (
+              <>
+                <label for="q" class="label">
+                  Domain, hostname, URL or IP address
+                </label>
+                <div class="searchbar">
+                  <input
+                    id="q"
+                    name="q"
+                    type="text"
+                    required
+                    inputMode="url"
+                    autoComplete="off"
+                    autoCapitalize="off"
+                    spellcheck={false}
+                    placeholder="example.com"
+                    value={input}
+                    onInput={(e) => setInput(e.currentTarget.value)}
+                    aria-describedby="q-hint"
+                  />
+                  <button type="submit" class="primary">
+                    Look up
+                  </button>
+                </div>
+                <p id="q-hint" class="hint">
+                  {target?.derivedFrom ? (
+                    <>
+                      Looking up <strong class="mono">{target.host}</strong>{' '}
+                      {
+                        {
+                          url: '(the host of the URL)',
+                          email: '(the domain of the address)',
+                          'host-and-path': '(the host, without the path)',
+                          'host-and-port': '(the host, without the port)',
+                        }[target.derivedFrom]
+                      }
+                    </>
+                  ) : target?.kind === 'ip' ? (
+                    'An IP address: geolocation & relay check, RDAP, reverse DNS (PTR), inspect and the SPF check apply.'
+                  ) : (
+                    'A URL is reduced to its host; an IP address offers the IP tools.'
+                  )}
+                </p>
+              </>
+            )}
             <fieldset class="tools">
               <legend class="visually-hidden">Tool</legend>
               {TOOLS.map((t) => {
-                const applicable = !target || t.kinds.includes(target.kind);
+                const applicable = t.paste || !target || t.kinds.includes(target.kind);
                 return (
                   <button
                     key={t.id}
@@ -342,7 +374,7 @@ export function App({ challenge, lookups, pageHistory }: AppProps) {
                 started={lookup.started}
                 slowNote={lookup.info.tool.slowNote}
                 render={p.part.render}
-                onRetry={() => start(state, 'stay')}
+                onRetry={() => (lookup.info.tool.paste ? checkMessage('stay') : start(state, 'stay'))}
               />
             ))
           ) : (

@@ -2,7 +2,8 @@
  * The page's state in its URL, so a result can be shared and back/forward
  * replay it: /?q=example.com&tool=dns&type=MX (type for DNSSEC too; &selector=s1 for email;
  * &sender=, &helo= and &domain= for the SPF check of the address in q; &service=smtp for the
- * TLS scan of a mail server).
+ * TLS scan of a mail server). The message tool is ?tool=message alone: what is pasted is not
+ * put in the URL, the history or storage.
  */
 import type { DnsType, GlobalDnsType, TlsScanService } from './api/types';
 import { TOOL_IDS, type ToolId } from './endpoints';
@@ -98,6 +99,8 @@ export function readState(search: string): PageState {
 
 export function stateSearch(state: PageState): string {
   const params = new URLSearchParams();
+  // The message tool's input is a pasted message: it never enters the address bar or history.
+  if (state.tool === 'message') return '?tool=message';
   if (state.q) params.set('q', state.q);
   if (state.tool) params.set('tool', state.tool);
   if ((state.tool === 'dns' || state.tool === 'dnssec' || state.tool === 'global-dns') && state.type !== 'A')

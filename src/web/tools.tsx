@@ -4,7 +4,7 @@
  * A tool is one or more parts; each part is one call and one result card.
  */
 import type { ComponentChildren } from 'preact';
-import { type Call, get, post } from './api/client';
+import { type Call, get, post, postText } from './api/client';
 import type {
   CertificatesResult,
   DnsResult,
@@ -16,6 +16,7 @@ import type {
   IpGeoResult,
   IpPrivacyResult,
   MailTlsResult,
+  MessageResult,
   RdapResult,
   SpfResult,
   SubdomainsResult,
@@ -31,6 +32,7 @@ import { GlobalDnsView } from './results/global-dns';
 import { InspectView } from './results/inspect';
 import { IpGeoView, IpPrivacyView } from './results/ip';
 import { MailTlsView } from './results/mail-tls';
+import { MessageView } from './results/message';
 import { RdapView } from './results/rdap';
 import { SpfView } from './results/spf';
 import { SubdomainsView } from './results/subdomains';
@@ -67,7 +69,30 @@ export interface Tool {
    * its options and waits for "Look up". Default: always ready.
    */
   ready?(state: PageState): boolean;
+  /**
+   * Takes a pasted text (the message tool) instead of the box's target: the page shows a paste
+   * box for it, and its one part is messagePart's.
+   */
+  paste?: true;
   parts(target: Target, state: PageState): Part[];
+}
+
+/** What the message tool sends: the pasted text, and who connected (each optional, '' for not given). */
+export interface PastedMessage {
+  message: string;
+  ip: string;
+  helo: string;
+  mail_from: string;
+}
+
+export const EMPTY_MESSAGE: PastedMessage = { message: '', ip: '', helo: '', mail_from: '' };
+
+/** The message as text/plain (its size is then the route's limit), who connected in the query. */
+export function messagePart(m: PastedMessage): Part {
+  const query = { ip: m.ip.trim(), helo: m.helo.trim(), mail_from: m.mail_from.trim() };
+  return part<MessageResult>('Message analysis', postText('/api/message', query, m.message), (d) => (
+    <MessageView data={d} />
+  ));
 }
 
 /** The identity the SPF check is asked about, as its card's title names it. */
@@ -190,6 +215,14 @@ export const TOOLS: readonly Tool[] = [
         (d) => <TlsScanView data={d} />,
       ),
     ],
+  },
+  {
+    id: 'message',
+    label: 'Message',
+    kinds: [],
+    paste: true,
+    slowNote: 'Verifies each DKIM signature and the ARC chain, checks SPF and DMARC: a few seconds.',
+    parts: () => [],
   },
   {
     id: 'inspect',

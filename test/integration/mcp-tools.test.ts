@@ -182,6 +182,37 @@ describe('MCP tools for agent developers (issue 31 §5)', () => {
     expect(text(smtp)).toMatch(/^www\.scan\.test \(SMTP with STARTTLS\) could not be scanned: /);
   }, 60_000);
 
+  // Issue 34: the message analyzer, its JSON body (the route also takes a raw one) as the tool's input.
+  it('calls message_analyze with a message and who connected: the verdict sentence first, the analysis as structured content', async () => {
+    const input = tool('message_analyze').inputSchema;
+    expect(Object.keys(input.properties ?? {}).sort()).toEqual(['helo', 'ip', 'mail_from', 'message']);
+    expect(input.required).toEqual(['message']);
+    const message = [
+      'From: Alice <alice@sender.test>',
+      'To: bob@receiver.test',
+      'Subject: hi',
+      '',
+      'Hello.',
+      '',
+    ].join('\r\n');
+    const result = await call('message_analyze', { message, ip: '198.51.100.7', mail_from: SPF_SENDER });
+    expect(result.isError, text(result)).toBeFalsy();
+    const analysis = result.structuredContent as {
+      verdict: { summary: string };
+      envelope: Record<string, unknown>;
+      spf: { result: string } | null;
+    };
+    expect(text(result).startsWith(analysis.verdict.summary)).toBe(true);
+    expect(text(result)).toMatch(/ DKIM \S+, ARC \S+, SPF pass, DMARC \S+\./);
+    expect(text(result)).toContain('connecting: 198.51.100.7, MAIL FROM <alice@sender.test>;');
+    expect(analysis.envelope).toMatchObject({ ip: '198.51.100.7', mail_from: SPF_SENDER, source: 'given' });
+    expect(analysis.spf?.result).toBe('pass');
+    // An empty message is the route's 400, as a tool error.
+    const empty = await call('message_analyze', { message: ' ' });
+    expect(empty.isError).toBe(true);
+    expect(text(empty)).toMatch(/message.*empty.*HTTP 400/);
+  }, 60_000);
+
   it('answers a route error as a tool error with the error body as text, not as structured content', async () => {
     // Structured content would be checked against the output schema, which an error body is not.
     const result = await call('dns_lookup', { target: 'example.test', type: 'NOPE' });

@@ -8,6 +8,7 @@ import { globalDns } from './global-dns.js';
 import { inspect } from './inspect.js';
 import { ipGeo, ipPrivacy, myIp } from './ip.js';
 import { mailTls } from './mail-tls.js';
+import { message } from './message.js';
 import { rdap } from './rdap.js';
 import { spf } from './spf.js';
 import { subdomains } from './subdomains.js';
@@ -23,6 +24,7 @@ export const RENDERERS: Readonly<Record<string, Renderer>> = {
   rdap,
   tls,
   'tls-scan': tlsScan,
+  message,
   inspect,
   certificates,
   subdomains,

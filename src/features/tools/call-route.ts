@@ -46,13 +46,24 @@ function header(value: string | string[] | number | undefined): string | null {
   return Array.isArray(value) ? (value[0] ?? null) : String(value);
 }
 
+/**
+ * A body sent as it is rather than the arguments as JSON (the CLI's `netdiag message`: the file's
+ * bytes as message/rfc822); the tool's arguments then go in the query.
+ */
+export interface RawBody {
+  bytes: Uint8Array;
+  contentType: string;
+}
+
 export async function callRoute(
   app: FastifyInstance,
   spec: ToolSpec,
   args: ToolArguments,
   caller: Caller,
+  raw?: RawBody,
 ): Promise<RouteAnswer> {
   const headers: Record<string, string> = { accept: 'application/json' };
+  if (raw) headers['content-type'] = raw.contentType;
   if (caller.cookie) headers.cookie = caller.cookie;
   if (caller.userAgent) headers['user-agent'] = caller.userAgent;
   if (caller.requestId) headers['x-request-id'] = caller.requestId;
@@ -61,7 +72,11 @@ export async function callRoute(
     url: spec.path,
     remoteAddress: caller.ip,
     headers,
-    ...(spec.method === 'GET' ? { query: queryOf(args) } : { payload: { ...args } }),
+    ...(spec.method === 'GET'
+      ? { query: queryOf(args) }
+      : raw
+        ? { query: queryOf(args), payload: Buffer.from(raw.bytes) }
+        : { payload: { ...args } }),
   });
   let body: unknown = null;
   try {

@@ -131,6 +131,19 @@ const LIST = [
       'certificate alone.',
   },
   {
+    name: 'message_analyze',
+    command: 'message',
+    title: 'Message analysis',
+    method: 'POST',
+    path: '/api/message',
+    description:
+      'Judges one e-mail message (raw RFC 5322 text, or its headers alone): verifies each DKIM ' +
+      'signature and the ARC chain, checks SPF for the connecting `ip` (else read from the Received ' +
+      "headers) and the From domain's DMARC, with the hops and their delays and whether the message's " +
+      'own Authentication-Results can be trusted. Use it for "did this mail come from who it says?"; ' +
+      'email_security audits a domain.',
+  },
+  {
     name: 'inspect_host',
     command: 'inspect',
     title: 'Inspect host',
@@ -229,6 +242,16 @@ export interface ToolDefinition {
   expensive: boolean;
 }
 
+/**
+ * A POST route's JSON body schema: the schema itself, or, for a route that also takes a raw body
+ * (POST /api/message: the message as message/rfc822), its `application/json` content's. A tool
+ * is called with JSON arguments.
+ */
+function jsonBody(body: unknown): unknown {
+  const content = (body as { content?: Record<string, { schema?: unknown }> } | undefined)?.content;
+  return content === undefined ? body : content['application/json']?.schema;
+}
+
 function routeOf(app: FastifyInstance, spec: ToolSpec): RouteEntry | undefined {
   return app.routeTable.find((route) => route.method === spec.method && route.url === spec.path);
 }
@@ -258,7 +281,7 @@ export function toolDefinitions(app: FastifyInstance): ToolDefinition[] {
     out.push({
       spec,
       description: `${spec.description} ${cost}`,
-      inputSchema: toolInputSchema(spec, spec.method === 'GET' ? querystring : body),
+      inputSchema: toolInputSchema(spec, spec.method === 'GET' ? querystring : jsonBody(body)),
       outputSchema: toolOutputSchema(response),
       expensive: route.expensive,
     });

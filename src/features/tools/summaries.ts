@@ -5,6 +5,7 @@
  * schema guarantees; nothing here is computed that the answer does not already say.
  */
 import type { Static } from 'typebox';
+import { methodCards } from '../../client/message.js';
 import { dnssecVerdict, tlsScanVerdict } from '../../client/verdicts.js';
 import type { CertificatesResponse, SubdomainsResponse } from '../ct/ct.schema.js';
 import type { DnsResponse } from '../dns/dns.schema.js';
@@ -14,6 +15,7 @@ import type { GlobalDnsResponse } from '../global-dns/global-dns.schema.js';
 import type { InspectResponseSchema } from '../inspect/inspect.schema.js';
 import type { IpGeoResponse, IpPrivacyResponse, MyIpResponse } from '../ip/ip.schema.js';
 import type { MailTlsResponse } from '../mail-tls/mail-tls.schema.js';
+import type { MessageAnalysis } from '../message/message.schema.js';
 import type { RdapResponse } from '../rdap/rdap.schema.js';
 import type { SpfResponse } from '../spf/spf.schema.js';
 import type { TlsResponse } from '../tls/tls.schema.js';
@@ -149,6 +151,24 @@ function tlsScan(body: unknown): string {
   );
 }
 
+/** The API's verdict sentence first, then each method's result, who connected, the path, the worst findings. */
+function message(body: unknown): string {
+  const m = body as MessageAnalysis;
+  const cards = methodCards(m)
+    .map((c) => `${c.method} ${c.result}`)
+    .join(', ');
+  const env = m.envelope;
+  const envelope = env.ip
+    ? `${env.ip}${env.helo ? ` (HELO ${env.helo})` : ''}${env.mail_from !== null ? `, MAIL FROM <${env.mail_from}>` : ''}${env.source === 'received' ? ` from Received header ${env.received_index}` : ''}`
+    : 'not known';
+  const worst = m.findings.slice(0, 3).map((f) => `${f.severity}: ${f.message}`);
+  return (
+    `${m.verdict.summary} ${cards}. From ${m.from.address ?? 'unknown'}; connecting: ${envelope}; ` +
+    `${plural(m.received.length, 'Received hop')}` +
+    `${worst.length ? `. ${plural(m.findings.length, 'finding')}, first: ${worst.join(' ')}` : '. No findings.'}`
+  );
+}
+
 function inspect(body: unknown): string {
   const b = body as Static<typeof InspectResponseSchema>;
   const final = b.http.final;
@@ -237,6 +257,7 @@ export const summaries: Record<ToolName, Summarize> = {
   rdap_lookup: rdap,
   tls_certificate: tls,
   tls_scan: tlsScan,
+  message_analyze: message,
   inspect_host: inspect,
   ct_certificates: certificates,
   subdomains,

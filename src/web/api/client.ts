@@ -16,6 +16,8 @@ export interface Call {
   path: string;
   query?: Readonly<Record<string, string>>;
   body?: unknown;
+  /** A body sent as text rather than JSON (POST /api/message: the pasted message as text/plain). */
+  text?: { body: string; contentType: 'text/plain' };
 }
 
 export type Outcome<T> =
@@ -46,6 +48,18 @@ export function post<P extends PostPath>(path: P, body: BodyOf<P>): Call {
   return { method: 'POST', path, body };
 }
 
+/**
+ * A POST whose body is text (the pasted message), its other parameters in the query: the text is
+ * sent as it is, so its size is the route's limit (JSON would escape every line end).
+ */
+export function postText<P extends PostPath>(
+  path: P,
+  query: Readonly<Record<string, string>>,
+  text: string,
+): Call {
+  return { method: 'POST', path, query: stringQuery(query), text: { body: text, contentType: 'text/plain' } };
+}
+
 export function callUrl(call: Call): string {
   const qs = new URLSearchParams(call.query ?? {}).toString();
   return qs ? `${call.path}?${qs}` : call.path;
@@ -53,7 +67,8 @@ export function callUrl(call: Call): string {
 
 /** A stable key for the in-page result cache. */
 export function callKey(call: Call): string {
-  return `${call.method} ${callUrl(call)} ${call.body === undefined ? '' : JSON.stringify(call.body)}`;
+  const body = call.text ? call.text.body : call.body === undefined ? '' : JSON.stringify(call.body);
+  return `${call.method} ${callUrl(call)} ${body}`;
 }
 
 function quote(s: string): string {
@@ -64,6 +79,9 @@ function quote(s: string): string {
 export function curlCommand(call: Call, origin: string): string {
   const url = quote(origin + callUrl(call));
   if (call.method === 'GET') return `curl -s ${url}`;
+  // Never the text itself (a message of megabytes in a tooltip): the file it would be in.
+  if (call.text)
+    return `curl -s -X POST ${url} -H 'content-type: ${call.text.contentType}' --data-binary @message.eml`;
   return `curl -s -X POST ${url} -H 'content-type: application/json' -d ${quote(JSON.stringify(call.body ?? {}))}`;
 }
 
@@ -79,7 +97,9 @@ export async function send<T>(call: Call, signal?: AbortSignal): Promise<Outcome
   // The page's own origin: the API and the lookup session cookie are same-origin.
   const answer = await createNetdiagClient({ baseUrl: location.origin }).call(call.method, call.path, {
     query: call.query,
-    body: call.body,
+    ...(call.text
+      ? { raw: { bytes: call.text.body, contentType: call.text.contentType } }
+      : { body: call.body }),
     signal,
   });
   const ms = Math.round(performance.now() - started);

@@ -55,6 +55,19 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it('message: the FILE is optional (standard input), who connected by --ip, --helo, --mail-from', () => {
+    expect(tool(['message', 'mail.eml', '--ip', '192.0.2.1', '--mail-from', 'a@example.com']).args).toEqual({
+      message: 'mail.eml',
+      ip: '192.0.2.1',
+      mail_from: 'a@example.com',
+    });
+    expect(tool(['message', '--helo', 'mx.example.com']).args).toEqual({ helo: 'mx.example.com' });
+    expect(tool(['message', '-']).args).toEqual({ message: '-' });
+    expect(thrownBy(() => tool(['message', 'a.eml', 'b.eml']), UsageError)).toMatchObject({
+      message: 'too many arguments: b.eml',
+    });
+  });
+
   it('infers the RDAP type and asks global DNS for A by default', () => {
     expect(tool(['rdap', 'google.com']).args).toEqual({ target: 'google.com', type: 'domain' });
     expect(tool(['rdap', '192.0.2.0/24']).args.type).toBe('ip');
