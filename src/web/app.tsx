@@ -167,7 +167,7 @@ export function App({ challenge, lookups, pageHistory }: AppProps) {
     setState(next);
     pageHistory.record(next, nav);
     document.title = `${tool.label} · netdiag`;
-    lookups.start({ target: null, tool }, [messagePart(pasted)], { reuse: false });
+    lookups.start({ target: null, tool }, [messagePart(pasted)], { reuse: false, remember: false });
   };
   const submit = (e: Event) => {
     e.preventDefault();

@@ -94,9 +94,10 @@ export class Lookups<P extends LookupPart, I> {
   /**
    * Aborts the lookup under way and starts one call per part. With `reuse`
    * (the browser moved back or forward to it), a part answered successfully
-   * in the last five minutes shows that answer instead of calling again.
+   * in the last five minutes shows that answer instead of calling again. `remember: false`
+   * keeps no answer at all (a pasted message's: the call's key holds the message).
    */
-  start(info: I, parts: readonly P[], options: { reuse: boolean }): void {
+  start(info: I, parts: readonly P[], options: { reuse: boolean; remember?: boolean }): void {
     this.controller?.abort();
     const controller = new AbortController();
     this.controller = controller;
@@ -108,7 +109,8 @@ export class Lookups<P extends LookupPart, I> {
       pending.then(
         (outcome) => {
           // Kept even when a newer lookup replaced this one: it is still a fresh answer to the call.
-          this.cache.remember(part.call, outcome);
+          // Not kept when the call carries what the user asked us never to keep (a pasted message).
+          if (options.remember !== false) this.cache.remember(part.call, outcome);
           this.answer(id, i, outcome);
         },
         () => {

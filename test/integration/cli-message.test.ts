@@ -150,6 +150,7 @@ describe('netdiag message', () => {
     expect(withoutTimes(JSON.parse(local.stdout))).toEqual(withoutTimes(rest));
     expect(withoutTimes(JSON.parse(remote.stdout))).toEqual(withoutTimes(rest));
     expect(JSON.parse(local.stdout)).toMatchObject({
+      from: { address: 'alice@sender.test', domain: 'sender.test' },
       envelope: {
         ip: '198.51.100.7',
         helo: 'mail.sender.test',

@@ -151,6 +151,15 @@ describe('Lookups', () => {
       expect(lookups.current?.parts[0]?.outcome).toEqual(ok('answer'));
     });
 
+    it('keeps nothing of a lookup started with remember: false (a pasted message), even moving back to it', async () => {
+      const { lookups, calls, lookUp } = setup(() => ok('answer'));
+      lookups.start('x.test', [dns('x.test')], { reuse: false, remember: false });
+      await settle();
+      expect(lookups.current?.parts[0]?.outcome).toEqual(ok('answer'));
+      await lookUp('back', 'x.test');
+      expect(calls).toHaveLength(2);
+    });
+
     it('only back/forward reuses: a lookup the user starts again always asks the API', async () => {
       const { calls, lookUp } = setup(() => ok('answer'));
       await lookUp('user', 'x.test');
