@@ -47,7 +47,9 @@ export function serverSources() {
  * copied beside the built modules: a production install ships dist/ alone.
  */
 export function serverData() {
-  return filesUnder(SRC, (p) => p.endsWith('.pem') && !p.startsWith(WEB_SRC));
+  // Certificates, and the data files features read beside their modules (blocklists/data/*.json).
+  const data = (p) => p.endsWith('.pem') || (p.endsWith('.json') && /[\\/]data[\\/]/.test(p));
+  return filesUnder(SRC, (p) => data(p) && !p.startsWith(WEB_SRC));
 }
 
 /** @param {'server' | 'web'} part @returns {string[]} */

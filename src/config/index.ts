@@ -16,6 +16,11 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  BUNDLED_BLOCKLISTS_FILE,
+  isUsableKey,
+  readCatalogueKeySettings,
+} from '../features/blocklists/catalogue.js';
 import { loadTrustAnchors } from '../features/dnssec/trust-anchors.js';
 import { formatIpBytes, isIP, parseIpBytes } from '../net/address.js';
 
@@ -110,6 +115,13 @@ export interface Config {
    * MCP_ALLOWED_ORIGINS, else PUBLIC_ORIGIN, else the loopback origins of PORT.
    */
   readonly mcpAllowedOrigins: readonly string[];
+  /** BLOCKLISTS_FILE, else the bundled catalogue of DNS blocklists; checked at start-up. */
+  readonly blocklistsFile: string;
+  /**
+   * The blocklist keys that are set: setting name (as the catalogue names it) → value. Secrets:
+   * read only by features/blocklists to build query names, never shown or logged.
+   */
+  readonly blocklistKeys: Readonly<Record<string, string>>;
 }
 
 export interface RateLimitSpec {
@@ -490,6 +502,42 @@ function parseRateLimit(
   return Object.freeze({ points, seconds });
 }
 
+/** netdiag's own secrets, which no blocklist catalogue may name as a list's key. */
+const OWN_KEYS = new Set(['TURNSTILE_SITE_KEY', 'TURNSTILE_SECRET_KEY', 'CERTSPOTTER_API_KEY']);
+
+/**
+ * BLOCKLISTS_FILE read and checked now, so a bad catalogue stops the start; then the keys it
+ * names (its lists' `key` settings) read from the environment like every other variable. A
+ * key is a zone's first label, so it must be one DNS label: anything else would send the
+ * query somewhere else. A key's value is never echoed.
+ */
+function parseBlocklists(env: Env): { file: string; keys: Record<string, string> } {
+  const file = raw(env, 'BLOCKLISTS_FILE') ?? BUNDLED_BLOCKLISTS_FILE;
+  let settings: string[];
+  try {
+    settings = readCatalogueKeySettings(file);
+  } catch (err) {
+    throw new ConfigError('BLOCKLISTS_FILE', err instanceof Error ? err.message : String(err));
+  }
+  const keys: Record<string, string> = {};
+  for (const name of settings) {
+    if (OWN_KEYS.has(name))
+      throw new ConfigError(
+        'BLOCKLISTS_FILE',
+        `${file} names ${name}, netdiag's own secret, as a list's key`,
+      );
+    const value = raw(env, name);
+    if (value === undefined) continue;
+    if (!isUsableKey(value))
+      throw new ConfigError(
+        name,
+        "must be one DNS label (letters, digits, inner hyphens): it is the first label of the list's zone",
+      );
+    keys[name] = value;
+  }
+  return { file, keys: Object.freeze(keys) };
+}
+
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -556,6 +604,8 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
 
+  const blocklists = parseBlocklists(env);
+
   const config: Config = {
     port,
     host: raw(env, 'HOST') ?? DEFAULTS.HOST,
@@ -620,6 +670,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxLiveProbes,
     maxSmtpSessions,
     messageMaxBytes: intInRange(env, 'MESSAGE_MAX_BYTES', DEFAULTS.MESSAGE_MAX_BYTES, 1024, 64 * 1024 * 1024),
+    blocklistsFile: blocklists.file,
+    blocklistKeys: blocklists.keys,
   };
   return Object.freeze(config);
 }
