@@ -195,14 +195,30 @@ export function normalizeDomain(
   return ascii;
 }
 
-/** The in-addr.arpa / ip6.arpa name of an address (RFC 1035 §3.5, RFC 3596 §2.5). */
-export function reverseName(ip: string): string {
+/** An address as reverse names write it, without a suffix: octets (IPv4) or nibbles (IPv6), last first. */
+function reversedAddress(ip: string): { labels: string; kind: 'ipv4' | 'ipv6' } {
   const addr = ipaddr.parse(ip);
   if (addr.kind() === 'ipv4')
-    return `${(addr as ipaddr.IPv4).octets.slice().reverse().join('.')}.in-addr.arpa`;
+    return { labels: (addr as ipaddr.IPv4).octets.slice().reverse().join('.'), kind: 'ipv4' };
   const nibbles = (addr as ipaddr.IPv6)
     .toByteArray()
     .flatMap((b) => [b >> 4, b & 15])
     .map((n) => n.toString(16));
-  return `${nibbles.reverse().join('.')}.ip6.arpa`;
+  return { labels: nibbles.reverse().join('.'), kind: 'ipv6' };
+}
+
+/** The in-addr.arpa / ip6.arpa name of an address (RFC 1035 §3.5, RFC 3596 §2.5). */
+export function reverseName(ip: string): string {
+  const { labels, kind } = reversedAddress(ip);
+  return `${labels}.${kind === 'ipv4' ? 'in-addr.arpa' : 'ip6.arpa'}`;
+}
+
+/**
+ * The name a DNS blocklist is asked (RFC 5782): an address reversed as for reverse DNS but
+ * under the list's zone (§2.1 octets, §2.4 nibbles: an IPv4-mapped IPv6 address stays IPv6),
+ * or a domain as it is, prefixed to the zone (§3.1). The domain must already be normalized.
+ */
+export function blocklistQueryName(subject: { ip: string } | { domain: string }, zone: string): string {
+  const prefix = 'ip' in subject ? reversedAddress(subject.ip).labels : subject.domain.replace(/\.$/, '');
+  return `${prefix}.${zone.replace(/\.$/, '')}`;
 }

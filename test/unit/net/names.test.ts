@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  blocklistQueryName,
   InvalidNameError,
   type InvalidNameReason,
   normalizeDomain,
@@ -60,5 +61,22 @@ describe('reverseName', () => {
     expect(reverseName('2001:db8::1')).toBe(
       '1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa',
     );
+  });
+});
+
+describe('blocklistQueryName', () => {
+  it('reverses an address under the list zone: octets, or nibbles (RFC 5782 §2.1, §2.4)', () => {
+    expect(blocklistQueryName({ ip: '192.0.2.10' }, 'dnsbl.example')).toBe('10.2.0.192.dnsbl.example');
+    expect(blocklistQueryName({ ip: '2001:db8::1' }, 'dnsbl6.example.')).toBe(
+      '1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.dnsbl6.example',
+    );
+    // The RFC 5782 §5 IPv6 test point is asked as IPv6, not as 127.0.0.2.
+    expect(blocklistQueryName({ ip: '::ffff:7f00:2' }, 'bl.example')).toBe(
+      '2.0.0.0.0.0.f.7.f.f.f.f.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.bl.example',
+    );
+  });
+
+  it('puts a domain in front of the zone as it is (RFC 5782 §3.1)', () => {
+    expect(blocklistQueryName({ domain: 'spam.test.' }, 'dbl.example')).toBe('spam.test.dbl.example');
   });
 });
