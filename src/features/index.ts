@@ -39,6 +39,7 @@ export const features = [
   { name: 'spf', providers: [], load: () => import('./spf/spf.route.js') },
   { name: 'mail-tls', providers: [], load: () => import('./mail-tls/mail-tls.route.js') },
   { name: 'message', providers: [], load: () => import('./message/message.route.js') },
+  { name: 'blocklists', providers: [], load: () => import('./blocklists/blocklists.route.js') },
   { name: 'global-dns', providers: ['global-dns'], load: () => import('./global-dns/global-dns.route.js') },
   { name: 'ct', providers: ['ct'], load: () => import('./ct/ct.route.js') },
   { name: 'ip', providers: ['ip'], load: () => import('./ip/ip.route.js') },

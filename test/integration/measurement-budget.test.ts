@@ -57,7 +57,7 @@ describe('the expensive budget', () => {
       expect(seventh.json()).toMatchObject({ code: 'rate_limited' });
       // What the budget counts, from the limiter's own list of expensive routes (the site shows this text).
       expect(seventh.json().error).toMatch(
-        /^rate limit exceeded \(expensive: 6 live measurements per 60 s, by dnssec, email-security, global-dns, inspect, mail-tls, message, subdomains, tls, tls-scan\); retry after \d+ s$/,
+        /^rate limit exceeded \(expensive: 6 live measurements per 60 s, by blocklists, dnssec, email-security, global-dns, inspect, mail-tls, message, subdomains, tls, tls-scan\); retry after \d+ s$/,
       );
       expect(seventh.headers['retry-after']).toMatch(/^\d+$/);
       // Refused before anything was measured: nothing of it is cached, and a cached answer still passes.
