@@ -219,7 +219,21 @@ describe.skipIf(unavailable !== undefined)(
       );
     });
 
-    it('no list query ever reaches the configured resolvers', async () => {
+    it('/api/email-security reports its MX hosts’ listings as a finding of the MX check, outside the score', async () => {
+    const res = await app.inject({ url: '/api/email-security?domain=spam.test' });
+    expect(res.statusCode, res.body).toBe(200);
+    const mx = res.json().checks.find((c: { id: string }) => c.id === 'mx');
+    expect(mx.findings).toContainEqual(
+      expect.objectContaining({
+        severity: 'warning',
+        message: expect.stringMatching(/^mx\.mail\.test \(198\.51\.100\.78\) is listed on Test list dnsbl\.example \(ip4\) \(spam network\)/),
+      }),
+    );
+    // The refusing and the broken list add nothing.
+    expect(JSON.stringify(mx.findings)).not.toMatch(/refuse\.example|all\.example/);
+  });
+
+  it('no list query ever reaches the configured resolvers', async () => {
       await get('ip=198.51.100.78');
       await get('domain=spam.test');
       const asked = dns.queries.map((q) => q.name.toLowerCase());

@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { errorResponses } from '../../api-schema.js';
 import type { AppContext } from '../../context.js';
 import { answer } from '../../plugins/response-cache.js';
+import { blocklistCatalogue } from '../blocklists/blocklists.service.js';
+import { mxListingFindings } from '../blocklists/mx-listings.js';
 import { dnssecValidator } from '../dnssec/verdicts.js';
 import { markRootsLoader } from './bimi.js';
 import { EmailSecurityQuerySchema, EmailSecurityResponseSchema } from './email.schema.js';
@@ -16,6 +18,7 @@ export default async function emailRoutes(base: FastifyInstance, { ctx }: { ctx:
   // the bundled list alone waits for the first VMC.
   if (ctx.config.bimiVmcRootsFile) markRoots();
   // MTA-STS policies and BIMI assets are user-influenced destinations: outbound safety, always.
+  const catalogue = blocklistCatalogue(ctx.config);
   const deps = {
     dns: ctx.dns,
     fetcher: createSafeFetcher(ctx.outbound),
@@ -23,6 +26,11 @@ export default async function emailRoutes(base: FastifyInstance, { ctx }: { ctx:
     loader: ctx.loader,
     dnssec: dnssecValidator(ctx),
     markRoots,
+    mxListings: (hosts: readonly { exchange: string; addresses: readonly string[] }[]) =>
+      mxListingFindings(
+        { engine: ctx.dnsEngine, cache: ctx.cache, catalogue, timeoutMs: ctx.config.providerTimeoutMs },
+        hosts,
+      ),
   };
   app.get(
     '/api/email-security',

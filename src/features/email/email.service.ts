@@ -64,6 +64,8 @@ export interface EmailSecurityDeps {
   dnssec: DnssecValidator;
   /** The Mark Verifying Authority roots BIMI VMCs must chain to; default the bundled list. */
   markRoots?: MarkRoots;
+  /** The MX hosts' blocklist listings (features/blocklists/mx-listings.ts); none asked without it. */
+  mxListings?: (hosts: readonly { exchange: string; addresses: readonly string[] }[]) => Promise<Finding[]>;
 }
 
 /** Validates `domain` and `selector`, or throws a 400 naming the parameter. */
@@ -163,11 +165,14 @@ export async function checkEmailSecurity(
   });
 
   const score = scoreEmailSecurity({ exists, mx, spf, dmarc, dkim, mtaSts, tlsRpt, bimi, dnssec });
+  // Listings are findings of the MX part, outside the score (docs/email-security.md).
+  const listings = deps.mxListings && mx.state === 'present' ? await deps.mxListings(mx.hosts) : [];
+  const mxWithListings = listings.length > 0 ? { ...mx, findings: [...mx.findings, ...listings] } : mx;
   const { checks, details } = buildChecks({
     domain,
     exists,
     score,
-    mx,
+    mx: mxWithListings,
     spf,
     dmarc,
     dkim,
