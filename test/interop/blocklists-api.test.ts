@@ -189,6 +189,18 @@ describe.skipIf(unavailable !== undefined)(
       expect(entryFor(v6, 'dnsbl6.example', 'ip6')?.status).toBe('listed');
     });
 
+    it('keeps each list’s test-point verdict in the one cache for the test points’ TTL, not per request', async () => {
+      await get('ip=198.51.100.78');
+      const kept = await app.ctx.cache.get<{ ok: boolean | null }>('blocklists:health:ip4:dnsbl.example');
+      expect(kept?.value).toEqual({ ok: true });
+      // rbldnsd's $TTL 300 bounds it.
+      expect(kept!.expiresAt - Date.now()).toBeLessThanOrEqual(300_000);
+      const broken = await app.ctx.cache.get<{ ok: boolean; why?: string }>(
+        'blocklists:health:ip4:all.example',
+      );
+      expect(broken?.value).toMatchObject({ ok: false, why: expect.stringMatching(/lists everything/) });
+    });
+
     it('a list whose key is not set is refused without a query; its key never shows', async () => {
       const found = entryFor(await get('ip=192.0.2.1'), 'keyed.example', 'ip4')!;
       expect(found).toMatchObject({
@@ -220,20 +232,22 @@ describe.skipIf(unavailable !== undefined)(
     });
 
     it('/api/email-security reports its MX hosts’ listings as a finding of the MX check, outside the score', async () => {
-    const res = await app.inject({ url: '/api/email-security?domain=spam.test' });
-    expect(res.statusCode, res.body).toBe(200);
-    const mx = res.json().checks.find((c: { id: string }) => c.id === 'mx');
-    expect(mx.findings).toContainEqual(
-      expect.objectContaining({
-        severity: 'warning',
-        message: expect.stringMatching(/^mx\.mail\.test \(198\.51\.100\.78\) is listed on Test list dnsbl\.example \(ip4\) \(spam network\)/),
-      }),
-    );
-    // The refusing and the broken list add nothing.
-    expect(JSON.stringify(mx.findings)).not.toMatch(/refuse\.example|all\.example/);
-  });
+      const res = await app.inject({ url: '/api/email-security?domain=spam.test' });
+      expect(res.statusCode, res.body).toBe(200);
+      const mx = res.json().checks.find((c: { id: string }) => c.id === 'mx');
+      expect(mx.findings).toContainEqual(
+        expect.objectContaining({
+          severity: 'warning',
+          message: expect.stringMatching(
+            /^mx\.mail\.test \(198\.51\.100\.78\) is listed on Test list dnsbl\.example \(ip4\) \(spam network\)/,
+          ),
+        }),
+      );
+      // The refusing and the broken list add nothing.
+      expect(JSON.stringify(mx.findings)).not.toMatch(/refuse\.example|all\.example/);
+    });
 
-  it('no list query ever reaches the configured resolvers', async () => {
+    it('no list query ever reaches the configured resolvers', async () => {
       await get('ip=198.51.100.78');
       await get('domain=spam.test');
       const asked = dns.queries.map((q) => q.name.toLowerCase());
