@@ -181,16 +181,7 @@ export async function startNamed(o: NamedOptions): Promise<NamedProcess> {
     process.off('exit', kill);
     const c = child;
     child = undefined;
-    if (c && c.exitCode === null && c.signalCode === null) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => c.kill('SIGKILL'), 5000);
-        c.once('exit', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        c.kill('SIGTERM');
-      });
-    }
+    if (c) await terminate(c);
     for (const a of added.splice(0)) await run(ip, ['addr', 'del', `${a}/32`, 'dev', 'lo']).catch(() => {});
   };
   const log = join(dir, 'named.log');
@@ -212,4 +203,17 @@ export async function startNamed(o: NamedOptions): Promise<NamedProcess> {
     await stop();
     throw err;
   }
+}
+
+/** Stops a server process: SIGTERM, SIGKILL after 5 s; resolves once it has exited. */
+export async function terminate(c: ChildProcess): Promise<void> {
+  if (c.exitCode !== null || c.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => c.kill('SIGKILL'), 5000);
+    c.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    c.kill('SIGTERM');
+  });
 }

@@ -43,6 +43,7 @@ import {
   type NamedProcess,
   type ServerAddresses,
   startNamed,
+  terminate,
   udpQuery,
 } from './bind-named.js';
 import { SERVER_NAMES, type ServerRole, type ZonePlan } from './bind-zones.js';
@@ -206,16 +207,7 @@ export async function startRbldnsdHierarchy(opts: RbldnsdHierarchyOptions = {}):
     process.off('exit', kill);
     const c = child;
     child = undefined;
-    if (c && c.exitCode === null && c.signalCode === null) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => c.kill('SIGKILL'), 5000);
-        c.once('exit', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        c.kill('SIGTERM');
-      });
-    }
+    if (c) await terminate(c);
     await namedProcess?.stop();
     namedProcess = undefined;
     await rm(dir, { recursive: true, force: true });
