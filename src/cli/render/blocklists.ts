@@ -37,7 +37,7 @@ function listRows(style: Style, lists: readonly BlocklistEntry[], indent = ''): 
   shown.forEach((l, i) => {
     out.push(rows[i + 1] ?? '');
     if (l.status !== 'listed') return;
-    if (l.reason) out.push(`${indent}    ${style.dim('Reason')}   ${l.reason}`);
+    if (l.reason) out.push(`${indent}    ${style.dim('Reason   ')} ${l.reason}`);
     if (l.delist_url) out.push(`${indent}    ${style.dim('Delisting')} ${l.delist_url}`);
   });
   return out;
