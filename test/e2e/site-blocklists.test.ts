@@ -118,7 +118,9 @@ describe.skipIf(!found)('the Blocklists tool in Chromium', () => {
         'Reason: https://dbl.example.org/query/shop.example spam domain',
       );
       expect(await listed.locator('a.bl-delist').getAttribute('href')).toBe('https://check.example.org/');
-      const red = await listed.locator('.bl-status').evaluate((e) => getComputedStyle(e).color);
+      const red = await listed
+        .locator('.bl-status')
+        .evaluate((e) => e.ownerDocument.defaultView!.getComputedStyle(e).color);
 
       const refused = grid.locator('.bl-cell[data-status="refused"]');
       expect(await refused.getAttribute('class')).toContain('tone-warn');
@@ -126,17 +128,16 @@ describe.skipIf(!found)('the Blocklists tool in Chromium', () => {
         /^The list declined to answer \(not a listing\)/,
       );
       expect(await refused.locator('a.bl-delist').count()).toBe(0);
-      // Never drawn red: neither its word nor its border.
-      const refusedColours = await refused.evaluate((e) => [
-        getComputedStyle(e).borderLeftColor,
-        getComputedStyle(e.querySelector('.bl-status')!).color,
-        getComputedStyle(e).backgroundColor,
-      ]);
-      const listedColours = await listed.evaluate((e) => [
-        getComputedStyle(e).borderLeftColor,
-        getComputedStyle(e.querySelector('.bl-status')!).color,
-        getComputedStyle(e).backgroundColor,
-      ]);
+      // Never drawn red: its border, word and background, each in the cell's computed style.
+      const colours = [refused, listed].map((cell) =>
+        cell.evaluate((e) => {
+          const style = (el: typeof e) => el.ownerDocument.defaultView!.getComputedStyle(el);
+          const word = e.querySelector('.bl-status') as typeof e;
+          return [style(e).borderLeftColor, style(word).color, style(e).backgroundColor];
+        }),
+      );
+      const [refusedColours = [], listedColours = []] = await Promise.all(colours);
+      expect(refusedColours).toHaveLength(3);
       for (const [i, colour] of refusedColours.entries()) expect(colour).not.toBe(listedColours[i]);
       expect(refusedColours[1]).not.toBe(red);
 
