@@ -115,7 +115,7 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   blocklists: {
     feature: 'blocklists',
     positionals: [{ param: 'domain', ipParam: 'ip', label: 'ip|domain' }],
-    example: 'netdiag blocklists 192.0.2.1',
+    example: 'netdiag blocklists example.com',
     slow: true,
   },
   inspect: {
