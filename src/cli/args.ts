@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import { type ToolSpec, toolForCommand } from '../features/tools/catalog.js';
 import { missingDefaults } from '../features/tools/defaults.js';
+import { isIP } from '../net/address.js';
 import { COMMANDS, commandSpec, optionNames } from './commands.js';
 
 // The inference is the tools' own (MCP fills the same defaults); the unit tests read it here.
@@ -158,8 +159,8 @@ export function parseCommandLine(
   const args: Record<string, string | string[]> = {};
   spec.positionals.forEach((p, i) => {
     const value = rest[i];
-    if (value !== undefined) args[p.param] = value;
-    else if (!p.optional && params[p.param] === undefined)
+    if (value !== undefined) args[p.ipParam && isIP(value) !== 0 ? p.ipParam : p.param] = value;
+    else if (!p.optional && params[p.param] === undefined && (!p.ipParam || params[p.ipParam] === undefined))
       throw new UsageError(`missing <${p.label}>`, command);
   });
   const known = optionNames(spec);

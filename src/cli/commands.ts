@@ -12,6 +12,11 @@ import { TOOLS, type ToolSpec } from '../features/tools/catalog.js';
 export interface Positional {
   /** The route parameter it fills. */
   param: string;
+  /**
+   * The parameter a value that is an IP address fills instead (`netdiag blocklists 192.0.2.1` asks
+   * `?ip=`, `netdiag blocklists example.com` `?domain=`): a route that takes either.
+   */
+  ipParam?: string;
   /** As the usage line shows it. */
   label: string;
   optional?: boolean;
@@ -107,6 +112,12 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     file: { param: 'message', contentType: 'message/rfc822' },
     example: 'netdiag message < mail.eml',
   },
+  blocklists: {
+    feature: 'blocklists',
+    positionals: [{ param: 'domain', ipParam: 'ip', label: 'ip|domain' }],
+    example: 'netdiag blocklists example.com',
+    slow: true,
+  },
   inspect: {
     feature: 'inspect',
     positionals: [{ param: 'target', label: 'host|url' }],
@@ -162,7 +173,7 @@ export function commandSpec(tool: ToolSpec): CommandSpec {
 /** The route parameters a command takes by name: its options (`-` read as `_`) and its positionals'. */
 export function optionNames(spec: CommandSpec): ReadonlySet<string> {
   return new Set([
-    ...spec.positionals.map((p) => p.param),
+    ...spec.positionals.flatMap((p) => (p.ipParam ? [p.param, p.ipParam] : [p.param])),
     ...Object.keys(spec.options ?? {}).map((name) => name.replaceAll('-', '_')),
   ]);
 }

@@ -34,9 +34,9 @@ export type Ok<P extends string, M extends 'get' | 'post' = 'get'> =
     ? JsonOf<R>
     : never;
 
-/** The query parameters of a GET operation. */
+/** The query parameters of a GET operation (one whose parameters are all optional too: /api/blocklists). */
 export type QueryOf<P extends string> =
-  Operation<P, 'get'> extends { parameters: { query: infer Q } } ? Q : never;
+  Operation<P, 'get'> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
 
 /** The JSON body of a POST operation. */
 export type BodyOf<P extends string> =

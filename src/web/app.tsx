@@ -66,6 +66,7 @@ function Intro({ onExample }: { onExample: (state: PageState) => void }) {
     [{ q: '192.0.2.1', tool: 'spf', sender: 'alice@example.com' }, 'Would this address pass SPF as a sender'],
     [{ q: 'https://example.com/page', tool: 'tls' }, 'TLS certificate of a URL’s host'],
     [{ q: 'example.com', tool: 'tls-scan' }, 'Every protocol and cipher suite a server accepts'],
+    [{ q: 'example.com', tool: 'blocklists' }, 'Are a domain and its mail servers on DNS blocklists'],
     [{ q: '1.1.1.1', tool: 'ip' }, 'Where an address is, and whether it is a relay'],
   ];
   return (

@@ -6,6 +6,7 @@
 import type { ComponentChildren } from 'preact';
 import { type Call, get, post, postText } from './api/client';
 import type {
+  BlocklistsResult,
   CertificatesResult,
   DnsResult,
   DnssecResult,
@@ -24,6 +25,7 @@ import type {
   TlsScanResult,
 } from './api/types';
 import type { ToolId } from './endpoints';
+import { BlocklistsView } from './results/blocklists';
 import { CertificatesView } from './results/certificates';
 import { DnsView } from './results/dns';
 import { DnssecView } from './results/dnssec';
@@ -223,6 +225,21 @@ export const TOOLS: readonly Tool[] = [
     paste: true,
     slowNote: 'Verifies each DKIM signature and the ARC chain, checks SPF and DMARC: a few seconds.',
     parts: () => [],
+  },
+  {
+    id: 'blocklists',
+    label: 'Blocklists',
+    kinds: ['ip', 'domain'],
+    slowNote:
+      'Asks each DNS blocklist at its own servers (a domain: its lists, then every MX address): a few seconds.',
+    parts: (t) => [
+      part<BlocklistsResult>(
+        `Blocklists · ${t.host}`,
+        // The box decides what is asked: an address against the IP lists, a domain against the domain lists and its MX addresses.
+        get('/api/blocklists', t.kind === 'ip' ? { ip: t.host } : { domain: t.host }),
+        (d) => <BlocklistsView data={d} />,
+      ),
+    ],
   },
   {
     id: 'inspect',

@@ -213,6 +213,41 @@ describe('MCP tools for agent developers (issue 31 §5)', () => {
     expect(text(empty)).toMatch(/message.*empty.*HTTP 400/);
   }, 60_000);
 
+  it('calls blocklists_check with an ip or a domain: the answer’s summary first, every list an answer (error without list servers)', async () => {
+    const input = tool('blocklists_check').inputSchema;
+    expect(Object.keys(input.properties ?? {}).sort()).toEqual(['domain', 'ip']);
+    expect(input.required ?? []).toEqual([]);
+    // The fixtures serve no list: the engine's root (the signed test hierarchy here, where BIND
+    // runs, else an address where nothing answers) knows none of the lists' zones, so no list
+    // gives a usable answer: each is `error`, or `broken` where its test points are NXDOMAIN too.
+    const ip = await call('blocklists_check', { ip: '1.1.1.1' });
+    expect(ip.isError, text(ip)).toBeFalsy();
+    const answer = ip.structuredContent as {
+      summary: string;
+      listed_count: number;
+      lists: { status: string }[];
+      mx: unknown;
+    };
+    expect(text(ip).startsWith(answer.summary)).toBe(true);
+    expect(answer.lists.length).toBeGreaterThan(0);
+    expect(answer.listed_count).toBe(0);
+    for (const l of answer.lists) expect(['error', 'broken']).toContain(l.status);
+    expect(text(ip)).toMatch(/ Lists: \d+ (no answer|broken)(, \d+ broken)?\.$/);
+    expect(answer.mx).toBeNull();
+    const domain = await call('blocklists_check', { domain: 'sender.test' });
+    expect(domain.isError, text(domain)).toBeFalsy();
+    expect((domain.structuredContent as { mx: { host: string }[] }).mx.map((h) => h.host)).toEqual([
+      'mx.sender.test',
+    ]);
+    expect(text(domain)).toMatch(
+      /MX addresses: mx\.sender\.test 192\.0\.2\.25 listed on none of 0 usable lists/,
+    );
+    // A private address is the route's 400, as a tool error.
+    const refused = await call('blocklists_check', { ip: '10.0.0.1' });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/HTTP 400/);
+  }, 60_000);
+
   it('answers a route error as a tool error with the error body as text, not as structured content', async () => {
     // Structured content would be checked against the output schema, which an error body is not.
     const result = await call('dns_lookup', { target: 'example.test', type: 'NOPE' });

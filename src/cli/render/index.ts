@@ -1,4 +1,5 @@
 /** One renderer per tool, by CLI command (features/tools/catalog.ts). */
+import { blocklists } from './blocklists.js';
 import { certificates } from './certificates.js';
 import type { Renderer } from './common.js';
 import { dns } from './dns.js';
@@ -25,6 +26,7 @@ export const RENDERERS: Readonly<Record<string, Renderer>> = {
   tls,
   'tls-scan': tlsScan,
   message,
+  blocklists,
   inspect,
   certificates,
   subdomains,

@@ -144,6 +144,18 @@ const LIST = [
       'email_security audits a domain.',
   },
   {
+    name: 'blocklists_check',
+    command: 'blocklists',
+    title: 'Blocklists',
+    method: 'GET',
+    path: '/api/blocklists',
+    description:
+      'Is an `ip` (or a `domain`, and its MX hosts’ addresses) on DNS blocklists? Per list: listed (the ' +
+      'list’s meaning of its code, the TXT reason, the delisting page), not_listed, refused (the list ' +
+      'declined to answer: never a listing), error, or broken (fails its test points: not counted). Give ' +
+      'one of ip or domain. Use it for "is my mail server blacklisted?".',
+  },
+  {
     name: 'inspect_host',
     command: 'inspect',
     title: 'Inspect host',

@@ -5,8 +5,10 @@
  * schema guarantees; nothing here is computed that the answer does not already say.
  */
 import type { Static } from 'typebox';
+import { addressLine, countsText } from '../../client/blocklists.js';
 import { methodCards } from '../../client/message.js';
 import { dnssecVerdict, tlsScanVerdict } from '../../client/verdicts.js';
+import type { BlocklistsResponse } from '../blocklists/blocklists.schema.js';
 import type { CertificatesResponse, SubdomainsResponse } from '../ct/ct.schema.js';
 import type { DnsResponse } from '../dns/dns.schema.js';
 import type { DnssecResponse } from '../dnssec/dnssec.schema.js';
@@ -169,6 +171,18 @@ function message(body: unknown): string {
   );
 }
 
+/** The API's summary first, then how each list answered and the MX addresses one by one. */
+function blocklists(body: unknown): string {
+  const b = body as BlocklistsResponse;
+  const addresses = (b.mx ?? []).flatMap((h) =>
+    h.addresses.map((a) => `${h.host} ${a.address} ${addressLine(a)}`),
+  );
+  return (
+    `${b.summary}${b.lists.length ? ` Lists: ${countsText(b.lists)}.` : ''}` +
+    `${addresses.length ? ` MX addresses: ${list(addresses, 3)}.` : ''}`
+  );
+}
+
 function inspect(body: unknown): string {
   const b = body as Static<typeof InspectResponseSchema>;
   const final = b.http.final;
@@ -258,6 +272,7 @@ export const summaries: Record<ToolName, Summarize> = {
   tls_certificate: tls,
   tls_scan: tlsScan,
   message_analyze: message,
+  blocklists_check: blocklists,
   inspect_host: inspect,
   ct_certificates: certificates,
   subdomains,

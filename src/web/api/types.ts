@@ -31,6 +31,7 @@ export type RdapResult = Ok<'/api/rdap'>;
 export type TlsResult = Ok<'/api/tls'>;
 export type TlsScanResult = Ok<'/api/tls-scan'>;
 export type MessageResult = Ok<'/api/message', 'post'>;
+export type BlocklistsResult = Ok<'/api/blocklists'>;
 export type TlsScanResultOk = Extract<TlsScanResult['scan'], { status: 'ok' }>;
 export type TlsScanCertificate = TlsScanResultOk['certificates'][number];
 export type TlsScanService = NonNullable<QueryOf<'/api/tls-scan'>['service']>;
