@@ -218,9 +218,11 @@ function summary(subject: Subject, lists: ListResult[], mx: BlocklistsResponse['
     h.addresses.filter((a) => a.listed_count > 0).map((a) => `${h.host} (${a.address})`),
   );
   const parts = [
-    listed.length > 0
-      ? `${what} is listed on ${listed.length} of ${usable} list${usable === 1 ? '' : 's'} that answered: ${listed.map((e) => e.name).join(', ')}. Delisting: ${listed.map((e) => e.delist_url).join(', ')}.`
-      : `${what} is listed on none of the ${usable} list${usable === 1 ? '' : 's'} that answered.`,
+    usable === 0 && lists.length > 0
+      ? `No list gave a usable answer about ${what}: none can be said to list it or not.`
+      : listed.length > 0
+        ? `${what} is listed on ${listed.length} of ${usable} list${usable === 1 ? '' : 's'} that answered: ${listed.map((e) => e.name).join(', ')}. Delisting: ${listed.map((e) => e.delist_url).join(', ')}.`
+        : `${what} is listed on none of the ${usable} list${usable === 1 ? '' : 's'} that answered.`,
   ];
   if (unusable.length > 0)
     parts.push(
