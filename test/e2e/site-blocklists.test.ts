@@ -7,40 +7,20 @@
  * cells grey, the broken one saying it is not counted; the MX host's addresses each with its line
  * and its own grid; at desktop and phone width, with no sideways scroll on the phone.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumFor, DESKTOP, launchChromium, PHONE, shot } from './browser.js';
 import { type FixtureApp, startFixtureApp } from './fixture-app.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const found = existsSync(CHROMIUM);
-if (!found) console.warn(`e2e: skipping the Blocklists tool in a browser: no Chromium at ${CHROMIUM}`);
-
-const OUT = join(process.cwd(), 'test-results');
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1200, height: 900 };
+const found = chromiumFor('the Blocklists tool in a browser');
 
 let browser: Browser;
-
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(OUT, { recursive: true });
-  await page.screenshot({ path: join(OUT, name), fullPage: true });
-}
 
 describe.skipIf(!found)('the Blocklists tool in Chromium', () => {
   let fx: FixtureApp;
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
     fx = await startFixtureApp();
   }, 60_000);
   afterAll(async () => {

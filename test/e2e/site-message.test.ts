@@ -7,20 +7,14 @@
  * its reason, the hops as a timeline with the largest delay emphasised, an untrusted
  * Authentication-Results header and a trusted one that disagrees; at desktop and phone width.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasShared } from '../shared-data.js';
+import { chromiumFor, DESKTOP, launchChromium, PHONE, shot } from './browser.js';
 import { type FixtureApp, SPF_SENDER, startFixtureApp } from './fixture-app.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const found = existsSync(CHROMIUM);
-if (!found) console.warn(`e2e: skipping the Message tool in a browser: no Chromium at ${CHROMIUM}`);
-
-const OUT = join(process.cwd(), 'test-results');
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1200, height: 900 };
+const found = chromiumFor('the Message tool in a browser');
 
 /** A word the message carries and nothing else on the page: where it shows up, the message leaked. */
 const MARKER = 'Zebrafinch4417';
@@ -36,24 +30,10 @@ const MESSAGE = [
 
 let browser: Browser;
 
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(OUT, { recursive: true });
-  await page.screenshot({ path: join(OUT, name), fullPage: true });
-}
-
 describe.skipIf(!found || !hasShared)('the Message tool in Chromium', () => {
   let fx: FixtureApp;
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
     fx = await startFixtureApp();
   }, 60_000);
   afterAll(async () => {

@@ -7,28 +7,19 @@
  * Skipped, with a message, when no Chromium is installed: `apt-get install
  * chromium` (what .ci/run does), or point CHROMIUM_PATH at one.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindHierarchyUnavailable } from '../fakes/bind-hierarchy.js';
 import { SCAN_SERVER_SUITES } from '../fakes/tls-scan-server.js';
 import { hasShared } from '../shared-data.js';
+import { chromiumFor, launchChromium, PHONE, shot } from './browser.js';
 import { type FixtureApp, SPF_SENDER, startFixtureApp, WRONG_NAME_HOST } from './fixture-app.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const found = existsSync(CHROMIUM);
-if (!found) {
-  console.warn(
-    `e2e: skipping the browser tests: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`,
-  );
-}
+const found = chromiumFor('the browser tests');
 
 const bindUnavailable = bindHierarchyUnavailable();
 if (found && bindUnavailable) console.warn(`e2e: skipping the DNSSEC tool: ${bindUnavailable}`);
-
-const OUT = join(process.cwd(), 'test-results');
-const PHONE = { width: 390, height: 844 };
 
 let browser: Browser;
 
@@ -59,25 +50,9 @@ async function open(
   return { context, page, problems };
 }
 
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(OUT, { recursive: true });
-  await page.screenshot({ path: join(OUT, name), fullPage: true });
-}
-
 describe.skipIf(!found || !hasShared)('the site in Chromium', () => {
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

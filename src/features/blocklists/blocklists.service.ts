@@ -36,8 +36,16 @@ export type BlocklistsDeps = Pick<
 /** The provider id of a list (its zone shown without a key). */
 export const listProviderId = (list: Pick<Blocklist, 'kind' | 'zone'>) => `dnsbl-${list.kind}-${list.zone}`;
 
+const catalogues = new WeakMap<AppContext['config'], Catalogue>();
+
+/** The configuration's catalogue, read once per configuration: the blocklists and email routes share it. */
 export function blocklistCatalogue(config: AppContext['config']): Catalogue {
-  return loadCatalogue({ blocklistsFile: config.blocklistsFile, blocklistKeys: config.blocklistKeys });
+  let catalogue = catalogues.get(config);
+  if (!catalogue) {
+    catalogue = loadCatalogue({ blocklistsFile: config.blocklistsFile, blocklistKeys: config.blocklistKeys });
+    catalogues.set(config, catalogue);
+  }
+  return catalogue;
 }
 
 /** Registers every enabled list as a provider of its own, for /api/providers. */

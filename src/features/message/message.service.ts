@@ -11,7 +11,7 @@
 import type { AppContext } from '../../context.js';
 import { authenticateMessage, type KeyResolver } from '../../message/authenticate.js';
 import { disagreements, trustAuthenticationResults } from '../../message/authentication-results.js';
-import { headerFrom, parseMessage } from '../../message/headers.js';
+import { fieldsNamed, headerFrom, parseMessage } from '../../message/headers.js';
 import { receivedHops, receivingHop } from '../../message/received.js';
 import type { DnssecDeps } from '../dnssec/dnssec.service.js';
 import { dnssecValidator, RequestVerdicts } from '../dnssec/verdicts.js';
@@ -150,8 +150,7 @@ function envelopeOf(
   fields: ReturnType<typeof parseMessage>['fields'],
 ): MessageAnalysis['envelope'] {
   const returnPath =
-    fields
-      .find((f) => f.name.toLowerCase() === 'return-path')
+    fieldsNamed(fields, 'return-path')[0]
       ?.value.trim()
       .replace(/^<(.*)>$/, '$1') ?? null;
   if (given.ip !== undefined) {
