@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Verdict } from './bind-cases.js';
 import type { BindHierarchy } from './bind-hierarchy.js';
-import { dyingWithUs, findTool, udpAnswers } from './bind-named.js';
+import { dyingWithUs, findTool, terminate, udpAnswers } from './bind-named.js';
 
 const run = promisify(execFile);
 
@@ -175,11 +175,7 @@ export async function startValidatingUnbound(
   const log = () => readFile(logFile, 'utf8').catch(() => '');
   const close = async () => {
     process.off('exit', kill);
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
+    await terminate(child);
   };
   const deadline = Date.now() + 10_000;
   while (!(await udpAnswers(address))) {

@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CIPHER_SUITES } from '../../src/tls-scan/cipher-suites.js';
 import type { GroupName, ProtocolName } from '../../src/tls-scan/client-hello.js';
-import { dyingWithUs, findTool } from './bind-named.js';
+import { dyingWithUs, findTool, terminate } from './bind-named.js';
 import { getTestPki, type IssuedCert, rsaServerLeaf } from './test-ca.js';
 
 export type KeyType = 'RSA' | 'ECDSA';
@@ -333,10 +333,7 @@ export async function startChild(
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 2_000);
-    await exited;
-    clearTimeout(timer);
+    await terminate(child);
     cleanup();
   };
   try {
